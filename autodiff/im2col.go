@@ -2,7 +2,6 @@ package autodiff
 
 import (
 	"math"
-	"sync"
 	"unsafe"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
@@ -456,14 +455,5 @@ func parallelRange(n, minPart int, fn func(lo, hi int)) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	for p := 1; p < parts; p++ {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			fn(lo, hi)
-		}(p*n/parts, (p+1)*n/parts)
-	}
-	fn(0, n/parts)
-	wg.Wait()
+	kernel.Parallel(parts, func(p int) { fn(p*n/parts, (p+1)*n/parts) })
 }

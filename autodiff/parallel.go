@@ -1,8 +1,6 @@
 package autodiff
 
 import (
-	"sync"
-
 	"github.com/wadn-go/wadn/autodiff/kernel"
 )
 
@@ -23,11 +21,5 @@ func parallelFor(n, cost int, fn func(lo, hi int)) {
 	}
 	t = min(t, n, n*cost/(parallelMin/2))
 	per := (n + t - 1) / t
-	var wg sync.WaitGroup
-	for lo := per; lo < n; lo += per {
-		hi := min(lo+per, n)
-		wg.Go(func() { fn(lo, hi) })
-	}
-	fn(0, min(per, n))
-	wg.Wait()
+	kernel.Parallel((n+per-1)/per, func(p int) { fn(p*per, min((p+1)*per, n)) })
 }

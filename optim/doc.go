@@ -16,7 +16,6 @@
 //
 // On amd64 the float32 updates of Adadelta and Adam run in AVX2 kernels that
 // give the same bits as their pure-Go twins (the build tag purego selects the
-// twins alone). A tensor of 128Ki elements or more is split between the
-// calling goroutine and a pool of worker goroutines, started on first use,
-// up to GOMAXPROCS in all. An optimiser is not safe for concurrent use.
+// twins alone). A tensor of 128Ki elements or more is split over up to
+// kernel.Threads() goroutines by kernel.Parallel. An optimiser is not safe for concurrent use.
 package optim

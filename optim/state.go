@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -163,7 +162,6 @@ type registry[T kernel.Float] struct {
 type finiteScan[T kernel.Float] struct {
 	x   []T
 	bad atomic.Bool
-	wg  sync.WaitGroup
 }
 
 // check reports whether every element of x is finite and, if not, the index
@@ -171,7 +169,7 @@ type finiteScan[T kernel.Float] struct {
 func (s *finiteScan[T]) check(x []T) (int, bool) {
 	s.x = x
 	s.bad.Store(false)
-	forRange(s, 0, len(x), &s.wg)
+	forRange(s, 0, len(x))
 	s.x = nil
 	if s.bad.Load() {
 		return firstNonFinite(x)

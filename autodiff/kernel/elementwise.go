@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"math"
-	"sync"
 )
 
 // Element-wise kernels. Each doc comment gives the reference loop; dst may be
@@ -38,13 +37,7 @@ func parallelFor(n int, f func(lo, hi int)) {
 	}
 	t = min(t, n/(parallelMin/2))
 	per := (n/t + 7) &^ 7
-	var wg sync.WaitGroup
-	for lo := per; lo < n; lo += per {
-		hi := min(lo+per, n)
-		wg.Go(func() { f(lo, hi) })
-	}
-	f(0, min(per, n))
-	wg.Wait()
+	Parallel((n+per-1)/per, func(p int) { f(p*per, min((p+1)*per, n)) })
 }
 
 // parallelReduce splits [0, n) into blocks of reduceChunk, calls f on each
@@ -59,15 +52,11 @@ func parallelReduce[T Float](n int, f func(lo, hi int) T) []T {
 		}
 		return parts
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < t; w++ {
-		wg.Go(func() {
-			for i := w; i < blocks; i += t {
-				parts[i] = f(i*reduceChunk, min((i+1)*reduceChunk, n))
-			}
-		})
-	}
-	wg.Wait()
+	Parallel(t, func(w int) {
+		for i := w; i < blocks; i += t {
+			parts[i] = f(i*reduceChunk, min((i+1)*reduceChunk, n))
+		}
+	})
 	return parts
 }
 

@@ -128,20 +128,14 @@ func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 		putScratch(s)
 		return
 	}
-	// Each range runs gemmSerial with its own packing buffers; the calling
-	// goroutine takes the last range.
-	var wg sync.WaitGroup
-	run := func(last bool, f func()) {
-		if last {
-			f()
-			return
-		}
-		wg.Go(f)
-	}
+	// Each range runs gemmSerial with its own packing buffers, the calling
+	// goroutine the first (the widest when the ranges differ: it starts at
+	// once, the team's workers a little later).
 	if splitN {
 		panels := (n + bl.nr - 1) / bl.nr
 		per := (panels + t - 1) / t * bl.nr
-		for j0 := 0; j0 < n; j0 += per {
+		Parallel((n+per-1)/per, func(p int) {
+			j0 := p * per
 			nb := min(per, n-j0)
 			var bb []T
 			if transB {
@@ -149,31 +143,27 @@ func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 			} else {
 				bb = b[j0:]
 			}
-			run(j0+per >= n, func() {
-				s := getScratch[T](bl)
-				gemmSerial(bl, s, transA, transB, m, nb, k, alpha, a, lda, bb, ldb, beta, c[j0:], ldc)
-				putScratch(s)
-			})
-		}
-	} else {
-		panels := (m + bl.mr - 1) / bl.mr
-		per := (panels + t - 1) / t * bl.mr
-		for i0 := 0; i0 < m; i0 += per {
-			mb := min(per, m-i0)
-			var aa []T
-			if transA {
-				aa = a[i0:]
-			} else {
-				aa = a[i0*lda:]
-			}
-			run(i0+per >= m, func() {
-				s := getScratch[T](bl)
-				gemmSerial(bl, s, transA, transB, mb, n, k, alpha, aa, lda, b, ldb, beta, c[i0*ldc:], ldc)
-				putScratch(s)
-			})
-		}
+			s := getScratch[T](bl)
+			gemmSerial(bl, s, transA, transB, m, nb, k, alpha, a, lda, bb, ldb, beta, c[j0:], ldc)
+			putScratch(s)
+		})
+		return
 	}
-	wg.Wait()
+	panels := (m + bl.mr - 1) / bl.mr
+	per := (panels + t - 1) / t * bl.mr
+	Parallel((m+per-1)/per, func(p int) {
+		i0 := p * per
+		mb := min(per, m-i0)
+		var aa []T
+		if transA {
+			aa = a[i0:]
+		} else {
+			aa = a[i0*lda:]
+		}
+		s := getScratch[T](bl)
+		gemmSerial(bl, s, transA, transB, mb, n, k, alpha, aa, lda, b, ldb, beta, c[i0*ldc:], ldc)
+		putScratch(s)
+	})
 }
 
 // gemmSerial computes the whole product on the calling goroutine.

@@ -1,0 +1,184 @@
+package kernel
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The team is a set of persistent worker goroutines that Parallel hands
+// parts of its work to. Starting a goroutine for every parallel region costs
+// little in itself, but the goroutine must then wait for an idle thread to
+// be woken, and on virtual machines that takes 100 us or more: longer than
+// many of the regions a training step runs (a Gemm on a chunk of images, an
+// im2col). So a worker that finishes a part keeps polling for the next one
+// for teamSpin before it blocks, and the caller of Parallel polls for the
+// other parts' completion for as long before it blocks. Back-to-back regions
+// then start and join within a microsecond or so; a worker idle for longer
+// costs nothing.
+
+// teamSpin is how long, in nanoseconds, a worker polls for a new part, and
+// a caller for the other parts' completion, before blocking: 250 us, about
+// twice the time it takes to wake a blocked thread here. It is a variable
+// so that tests can exercise both the polling and the blocking paths.
+var teamSpin atomic.Int64
+
+func init() { teamSpin.Store(int64(250 * time.Microsecond)) }
+
+// worker is one member of the team. A part is handed to it by storing a job
+// in job; sleeping tells the sender that the worker is blocked on wake.
+type worker struct {
+	job      atomic.Pointer[teamJob]
+	sleeping atomic.Bool
+	wake     chan struct{} // capacity 1
+}
+
+// teamJob is one part of a Parallel call.
+type teamJob struct {
+	fn   func(part int)
+	part int
+	g    *teamGroup
+}
+
+// teamGroup tracks the parts of one Parallel call that run on workers.
+type teamGroup struct {
+	left    atomic.Int32  // parts not yet finished
+	waiting atomic.Bool   // the caller is blocked on done
+	done    chan struct{} // capacity 1
+}
+
+var team struct {
+	sync.Mutex
+	idle  []*worker
+	count int // workers started
+}
+
+// teamGet returns an idle worker, starting a new one when every worker is
+// busy and there are fewer than GOMAXPROCS-1, or nil: more workers than
+// threads to run them would only take turns.
+func teamGet() *worker {
+	team.Lock()
+	defer team.Unlock()
+	if n := len(team.idle); n > 0 {
+		w := team.idle[n-1]
+		team.idle = team.idle[:n-1]
+		return w
+	}
+	if team.count >= runtime.GOMAXPROCS(0)-1 {
+		return nil
+	}
+	team.count++
+	w := &worker{wake: make(chan struct{}, 1)}
+	go w.run()
+	return w
+}
+
+// teamPut returns w to the idle list.
+func teamPut(w *worker) {
+	team.Lock()
+	team.idle = append(team.idle, w)
+	team.Unlock()
+}
+
+// give hands j to w, waking w if it is blocked.
+func (w *worker) give(j *teamJob) {
+	w.job.Store(j)
+	if w.sleeping.Load() {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// run is the worker's loop: take a part, run it, go back on the idle list,
+// report the part finished.
+func (w *worker) run() {
+	for {
+		j := w.next()
+		j.fn(j.part)
+		g := j.g
+		teamPut(w)
+		if g.left.Add(-1) == 0 && g.waiting.Load() {
+			select {
+			case g.done <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// next returns the next job handed to w: it polls for teamSpin, then blocks
+// until give wakes it. A wake-up left over from an earlier round (give saw
+// sleeping just before w found its job by polling) only costs one more
+// round.
+func (w *worker) next() *teamJob {
+	for {
+		if j := poll(func() bool { return w.job.Load() != nil }); j {
+			return w.job.Swap(nil)
+		}
+		w.sleeping.Store(true)
+		if w.job.Load() == nil {
+			<-w.wake
+		}
+		w.sleeping.Store(false)
+		if j := w.job.Swap(nil); j != nil {
+			return j
+		}
+	}
+}
+
+// poll calls ready until it reports true, for at most teamSpin, yielding
+// the thread now and then, and returns its last answer.
+func poll(ready func() bool) bool {
+	start := time.Now()
+	for i := 1; ; i++ {
+		if ready() {
+			return true
+		}
+		if i%64 == 0 {
+			if time.Since(start) > time.Duration(teamSpin.Load()) {
+				return false
+			}
+			runtime.Gosched()
+		}
+	}
+}
+
+// Parallel calls fn(0), ..., fn(parts-1) at the same time and returns when
+// all have returned. Part 0 runs on the calling goroutine and the others on
+// the team's workers; a part for which no worker is free (all are busy, as
+// when Parallel is called from inside a part, or GOMAXPROCS is 1) runs on
+// the calling goroutine after part 0. The parts must not depend on each
+// other to finish.
+func Parallel(parts int, fn func(part int)) {
+	if parts <= 1 {
+		if parts == 1 {
+			fn(0)
+		}
+		return
+	}
+	g := &teamGroup{done: make(chan struct{}, 1)}
+	g.left.Store(int32(parts - 1))
+	var inline []int
+	for p := 1; p < parts; p++ {
+		if w := teamGet(); w != nil {
+			w.give(&teamJob{fn: fn, part: p, g: g})
+		} else {
+			inline = append(inline, p)
+		}
+	}
+	fn(0)
+	for _, p := range inline {
+		fn(p)
+		g.left.Add(-1)
+	}
+	if poll(func() bool { return g.left.Load() == 0 }) {
+		return
+	}
+	g.waiting.Store(true)
+	if g.left.Load() != 0 {
+		<-g.done
+	}
+}

@@ -1,0 +1,127 @@
+package kernel
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// checkParallel runs Parallel(parts) with parts that record their index and
+// fails unless every part ran exactly once and its write is visible on
+// return.
+func checkParallel(t *testing.T, parts int) {
+	t.Helper()
+	seen := make([]int, parts)
+	var calls atomic.Int32
+	Parallel(parts, func(p int) {
+		seen[p]++
+		calls.Add(1)
+	})
+	if got := int(calls.Load()); got != max(parts, 0) {
+		t.Fatalf("Parallel(%d): %d calls", parts, got)
+	}
+	for p, n := range seen {
+		if n != 1 {
+			t.Fatalf("Parallel(%d): part %d ran %d times", parts, p, n)
+		}
+	}
+}
+
+func TestParallelRunsEveryPartOnce(t *testing.T) {
+	for _, parts := range []int{0, 1, 2, 3, 7, 64} {
+		for range 50 {
+			checkParallel(t, parts)
+		}
+	}
+}
+
+// TestParallelNested calls Parallel from inside parts: the inner calls find
+// the workers busy and must run their parts themselves rather than wait.
+func TestParallelNested(t *testing.T) {
+	const outer, inner = 4, 5
+	var sum atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 20 {
+			Parallel(outer, func(i int) {
+				Parallel(inner, func(j int) { sum.Add(int64(10*i + j)) })
+			})
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("nested Parallel did not finish")
+	}
+	want := int64(0)
+	for i := range outer {
+		for j := range inner {
+			want += int64(10*i + j)
+		}
+	}
+	if got := sum.Load(); got != 20*want {
+		t.Fatalf("sum %d, want %d", got, 20*want)
+	}
+}
+
+// TestParallelBlockingPath shortens the polling so that workers block
+// between calls and callers block on slow parts, and checks that every call
+// still completes with every part run once, including calls that arrive
+// while a worker is going to sleep.
+func TestParallelBlockingPath(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS >= 2 for a worker to exist")
+	}
+	old := teamSpin.Swap(int64(time.Microsecond))
+	defer teamSpin.Store(old)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 400 {
+			switch i % 4 {
+			case 1:
+				time.Sleep(50 * time.Microsecond) // let workers block
+			case 2:
+				// A slow part on a worker: the caller blocks on it.
+				Parallel(2, func(p int) {
+					if p == 1 {
+						time.Sleep(200 * time.Microsecond)
+					}
+				})
+				continue
+			}
+			checkParallel(t, 2+i%3)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("Parallel did not finish with short polling")
+	}
+}
+
+// TestParallelUsesWorkers checks that with two threads available the second
+// part runs at the same time as the first, on another goroutine.
+func TestParallelUsesWorkers(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS >= 2")
+	}
+	var started atomic.Bool
+	overlapped := false
+	Parallel(2, func(p int) {
+		if p == 1 {
+			started.Store(true)
+			return
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for !started.Load() && time.Now().Before(deadline) {
+			runtime.Gosched()
+		}
+		overlapped = started.Load()
+	})
+	if !overlapped {
+		t.Fatal("part 1 did not run while part 0 was running")
+	}
+}
