@@ -14,7 +14,9 @@
 // before calling here.
 //
 // Gemm and the element-wise kernels over long slices split their work over
-// Threads goroutines (SetThreads; by default runtime.GOMAXPROCS).
+// Threads goroutines (SetThreads; by default runtime.GOMAXPROCS) with
+// Parallel, whose persistent workers keep polling for a while between parts
+// so that back-to-back parallel regions do not wait for threads to wake.
 package kernel
 
 import "unsafe"
