@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -124,4 +125,32 @@ func TestParallelUsesWorkers(t *testing.T) {
 	if !overlapped {
 		t.Fatal("part 1 did not run while part 0 was running")
 	}
+}
+
+// spinFor busies the calling goroutine for about d, as a part of real work
+// would, without yielding the thread.
+func spinFor(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+	}
+}
+
+// BenchmarkForkJoin times a parallel region of two 20 us parts, run with
+// Parallel and with a fresh goroutine per region (wg.Go), as back-to-back
+// regions of a training step run: the difference is the time the second
+// part waits for a thread.
+func BenchmarkForkJoin(b *testing.B) {
+	const part = 20 * time.Microsecond
+	b.Run("Parallel", func(b *testing.B) {
+		for range b.N {
+			Parallel(2, func(int) { spinFor(part) })
+		}
+	})
+	b.Run("goroutine", func(b *testing.B) {
+		for range b.N {
+			var wg sync.WaitGroup
+			wg.Go(func() { spinFor(part) })
+			spinFor(part)
+			wg.Wait()
+		}
+	})
 }
