@@ -518,8 +518,12 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 		if err != nil {
 			return err
 		}
-		adv := (1 - cfg.Eps) * cfg.C0
-		term := autodiff.Add(cls, autodiff.MulScalar(expl, float32(cfg.Eps*cfg.C0)))
+		c0 := cfg.C0
+		if epoch < cfg.AlignStart {
+			c0 = 0
+		}
+		adv := (1 - cfg.Eps) * c0
+		term := autodiff.Add(cls, autodiff.MulScalar(expl, float32(cfg.Eps*c0)))
 		term = autodiff.Sub(term, autodiff.MulScalar(impl, float32(adv)))
 		term = autodiff.Add(term, autodiff.MulScalar(gp, float32(adv*cfg.GP)))
 		term = autodiff.MulScalar(term, float32(tr.st.Lambda[t]))
@@ -674,7 +678,11 @@ func (a *wadnAlgo) endEpoch(tr *trainer, epoch int, log *EpochLog) error {
 				c1 = math.Max(c1, log.Class[t])
 			}
 		}
-		res, err := convex.SolveLambda(convex.LambdaProblem{A: log.Class, W: W, Beta: tr.beta, C0: cfg.C0, C1: c1}, nil)
+		c0 := cfg.C0
+		if epoch < cfg.AlignStart {
+			c0 = 0 // the conditional terms were off: their values say nothing yet
+		}
+		res, err := convex.SolveLambda(convex.LambdaProblem{A: log.Class, W: W, Beta: tr.beta, C0: c0, C1: c1}, nil)
 		if err != nil && !errors.Is(err, convex.ErrNotOptimal) {
 			return fmt.Errorf("lambda: %w", err)
 		}

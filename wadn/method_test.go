@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn/checkpoint"
@@ -221,5 +223,34 @@ func TestOracleAlpha(t *testing.T) {
 		if exact != oracle {
 			t.Errorf("oracle %v: alpha %v, true ratios %v", oracle, res.Alpha, res.TrueAlpha)
 		}
+	}
+}
+
+// TestAlignStart checks that the conditional terms stay off before
+// AlignStart: a run whose terms start after its last epoch is the run with
+// C0 = 0, bit for bit, and one whose terms start at once is not.
+func TestAlignStart(t *testing.T) {
+	run := func(c0 float64, start int) *Result {
+		t.Helper()
+		cfg := tinyConfig(t, data.UDA)
+		cfg.C0, cfg.AlignStart = c0, start
+		res, err := Train(context.Background(), tinyTask(data.UDA), cfg, RunOptions{Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	off := run(0, 0)
+	late := run(0.5, 4) // after the 3 epochs
+	early := run(0.5, 1)
+	same := func(a, b *Result) bool {
+		return cmp.Equal(a.Alpha, b.Alpha) && cmp.Equal(a.Lambda, b.Lambda) && a.Accuracy == b.Accuracy
+	}
+	if !same(off, late) {
+		t.Errorf("terms from epoch 4 of 3: alpha %v lambda %v acc %v; with C0 = 0: %v %v %v",
+			late.Alpha, late.Lambda, late.Accuracy, off.Alpha, off.Lambda, off.Accuracy)
+	}
+	if same(off, early) {
+		t.Errorf("terms from epoch 1 changed nothing: alpha %v lambda %v", early.Alpha, early.Lambda)
 	}
 }

@@ -205,10 +205,10 @@ func fmtVec(v []float64) string {
 // hyper holds the hyperparameter flags of wadn run; flags left unset keep the
 // paper's defaults of the chosen data set and scenario.
 type hyper struct {
-	lr, eps, c0, c1, c2, gp, dropout      float64
-	centroidKeep, alphaKeep, lambdaKeep   float64
-	batch, depth, alphaStart, lambdaStart int
-	evalEstimate, heldOut, oracleAlpha    bool
+	lr, eps, c0, c1, c2, gp, dropout                  float64
+	centroidKeep, alphaKeep, lambdaKeep               float64
+	batch, depth, alphaStart, lambdaStart, alignStart int
+	evalEstimate, heldOut, oracleAlpha                bool
 }
 
 func (h *hyper) flags(fs *flag.FlagSet) {
@@ -225,6 +225,7 @@ func (h *hyper) flags(fs *flag.FlagSet) {
 	fs.Float64Var(&h.lambdaKeep, "lambda-keep", 0, "lambda moving-average keep rate (default 0.8)")
 	fs.IntVar(&h.alphaStart, "alpha-start", 0, "first epoch whose end re-estimates alpha (default 3)")
 	fs.IntVar(&h.lambdaStart, "lambda-start", 0, "first epoch whose end re-estimates lambda (default 2 amazon, 6 digits)")
+	fs.IntVar(&h.alignStart, "align-start", 0, "first epoch whose steps include the conditional (centroid and critic) terms (default 20 amazon uda/partial, else 1)")
 	fs.BoolVar(&h.heldOut, "held-out", false, "estimate alpha from each source's confusion on its held-out test rows")
 	fs.BoolVar(&h.oracleAlpha, "oracle-alpha", false, "diagnostic: fix alpha at the true label ratios (reads the target labels)")
 	fs.BoolVar(&h.evalEstimate, "eval-estimate", false, "estimate alpha from an evaluation-mode pass over all training samples")
@@ -262,6 +263,8 @@ func (h *hyper) apply(fs *flag.FlagSet, cfg *wadn.Config) error {
 			cfg.AlphaStart = h.alphaStart
 		case "lambda-start":
 			cfg.LambdaStart = h.lambdaStart
+		case "align-start":
+			cfg.AlignStart = h.alignStart
 		case "held-out":
 			cfg.HeldOut = h.heldOut
 		case "oracle-alpha":
