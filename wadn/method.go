@@ -518,10 +518,7 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 		if err != nil {
 			return err
 		}
-		c0 := cfg.C0
-		if epoch < cfg.AlignStart {
-			c0 = 0
-		}
+		c0 := cfg.c0At(epoch)
 		adv := (1 - cfg.Eps) * c0
 		term := autodiff.Add(cls, autodiff.MulScalar(expl, float32(cfg.Eps*c0)))
 		term = autodiff.Sub(term, autodiff.MulScalar(impl, float32(adv)))
@@ -678,11 +675,7 @@ func (a *wadnAlgo) endEpoch(tr *trainer, epoch int, log *EpochLog) error {
 				c1 = math.Max(c1, log.Class[t])
 			}
 		}
-		c0 := cfg.C0
-		if epoch < cfg.AlignStart {
-			c0 = 0 // the conditional terms were off: their values say nothing yet
-		}
-		res, err := convex.SolveLambda(convex.LambdaProblem{A: log.Class, W: W, Beta: tr.beta, C0: c0, C1: c1}, nil)
+		res, err := convex.SolveLambda(convex.LambdaProblem{A: log.Class, W: W, Beta: tr.beta, C0: cfg.c0At(epoch), C1: c1}, nil)
 		if err != nil && !errors.Is(err, convex.ErrNotOptimal) {
 			return fmt.Errorf("lambda: %w", err)
 		}
