@@ -16,7 +16,9 @@ import (
 // for teamSpin before it blocks, and the caller of Parallel polls for the
 // other parts' completion for as long before it blocks. Back-to-back regions
 // then start and join within a microsecond or so; a worker idle for longer
-// costs nothing.
+// costs nothing. The price is up to teamSpin of CPU burnt after each region:
+// on a machine whose cores are all busy with other processes, that time is
+// taken from them.
 
 // teamSpin is how long, in nanoseconds, a worker polls for a new part, and
 // a caller for the other parts' completion, before blocking: 250 us, about
@@ -115,7 +117,7 @@ func (w *worker) run() {
 // round.
 func (w *worker) next() *teamJob {
 	for {
-		if j := poll(func() bool { return w.job.Load() != nil }); j {
+		if poll(func() bool { return w.job.Load() != nil }) {
 			return w.job.Swap(nil)
 		}
 		w.sleeping.Store(true)
