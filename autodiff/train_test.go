@@ -1,9 +1,13 @@
 package autodiff_test
 
 import (
+	"cmp"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wadn-go/wadn/autodiff"
@@ -99,16 +103,19 @@ func TestTrainingStepReusesBuffers(t *testing.T) {
 			if gp {
 				x.SetRequiresGrad(true)
 			}
+			// Record every allocation, so that a failure names the sites.
+			defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
+			runtime.MemProfileRate = 1
 			first := m.step(t, x, labels, 0.1, gp)
-			// Keep the collector out of the warm-up and the window: it would
-			// empty the sync.Pool scratch of package kernel, whose refills
-			// are not what this test measures.
+			// Keep the collector out of the warm-up and the window: a step
+			// should not depend on it, and its timing would blur the count.
 			defer debug.SetGCPercent(debug.SetGCPercent(-1))
 			for range 3 {
 				m.step(t, x, labels, 0.1, gp)
 			}
 			const steps = 5
 			var before, after runtime.MemStats
+			profBefore := memProfile()
 			runtime.ReadMemStats(&before)
 			var last float32
 			for range steps {
@@ -120,13 +127,82 @@ func TestTrainingStepReusesBuffers(t *testing.T) {
 			t.Logf("%.0f bytes and %.0f allocations per step; one activation buffer is %.0f bytes",
 				perStep, float64(after.Mallocs-before.Mallocs)/steps, activation)
 			if perStep > activation/4 {
-				t.Errorf("a step allocates %.0f bytes, more than a quarter of one activation buffer (%.0f)", perStep, activation)
+				t.Errorf("a step allocates %.0f bytes, more than a quarter of one activation buffer (%.0f); largest sites in the window:\n%s",
+					perStep, activation, largestSites(profBefore, memProfile(), 5))
 			}
 			if !(last < first) {
 				t.Errorf("loss did not decrease: %v -> %v", first, last)
 			}
 		})
 	}
+}
+
+// memProfile returns the allocation profile, cumulative bytes by call stack.
+// The profile is published by garbage collections, hence the two cycles
+// (runtime.GC runs even with the collector disabled).
+func memProfile() map[[32]uintptr]int64 {
+	runtime.GC()
+	runtime.GC()
+	var recs []runtime.MemProfileRecord
+	n, _ := runtime.MemProfile(nil, true)
+	for {
+		recs = make([]runtime.MemProfileRecord, n+50)
+		var ok bool
+		if n, ok = runtime.MemProfile(recs, true); ok {
+			break
+		}
+	}
+	prof := make(map[[32]uintptr]int64, n)
+	for _, r := range recs[:n] {
+		prof[r.Stack0] += r.AllocBytes
+	}
+	return prof
+}
+
+// largestSites describes the k call stacks that allocated the most bytes
+// between two memProfile snapshots.
+func largestSites(before, after map[[32]uintptr]int64, k int) string {
+	type site struct {
+		stack [32]uintptr
+		bytes int64
+	}
+	var sites []site
+	for st, b := range after {
+		if d := b - before[st]; d > 0 {
+			sites = append(sites, site{st, d})
+		}
+	}
+	slices.SortFunc(sites, func(a, b site) int { return cmp.Compare(b.bytes, a.bytes) })
+	var sb strings.Builder
+	for _, s := range sites {
+		pcs := s.stack[:]
+		if i := slices.Index(pcs, 0); i >= 0 {
+			pcs = pcs[:i]
+		}
+		var line strings.Builder
+		frames := runtime.CallersFrames(pcs)
+		for depth := 0; ; depth++ {
+			f, more := frames.Next()
+			if strings.HasSuffix(f.Function, ".memProfile") {
+				line.Reset() // the snapshot's own allocations
+				break
+			}
+			if depth < 6 {
+				fmt.Fprintf(&line, " %s:%d", f.Function, f.Line)
+			}
+			if !more {
+				break
+			}
+		}
+		if line.Len() == 0 {
+			continue
+		}
+		fmt.Fprintf(&sb, "%d bytes:%s\n", s.bytes, line.String())
+		if k--; k == 0 {
+			break
+		}
+	}
+	return sb.String()
 }
 
 // BenchmarkAmazonMLPStep is one SGD step of the Amazon-size MLP (batch 80,

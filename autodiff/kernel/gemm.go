@@ -130,11 +130,16 @@ func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 	}
 	// Each range runs gemmSerial with its own packing buffers, the calling
 	// goroutine the first (the widest when the ranges differ: it starts at
-	// once, the team's workers a little later).
+	// once, the team's workers a little later). The buffers are taken here,
+	// one per range, rather than by whoever runs a range: how many ranges run
+	// at once depends on which workers are free, and the free list must not
+	// grow with it in the middle of training.
 	if splitN {
 		panels := (n + bl.nr - 1) / bl.nr
 		per := (panels + t - 1) / t * bl.nr
-		Parallel((n+per-1)/per, func(p int) {
+		parts := (n + per - 1) / per
+		ss := getScratches[T](bl, parts)
+		Parallel(parts, func(p int) {
 			j0 := p * per
 			nb := min(per, n-j0)
 			var bb []T
@@ -143,15 +148,16 @@ func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 			} else {
 				bb = b[j0:]
 			}
-			s := getScratch[T](bl)
-			gemmSerial(bl, s, transA, transB, m, nb, k, alpha, a, lda, bb, ldb, beta, c[j0:], ldc)
-			putScratch(s)
+			gemmSerial(bl, ss[p], transA, transB, m, nb, k, alpha, a, lda, bb, ldb, beta, c[j0:], ldc)
 		})
+		putScratches(ss)
 		return
 	}
 	panels := (m + bl.mr - 1) / bl.mr
 	per := (panels + t - 1) / t * bl.mr
-	Parallel((m+per-1)/per, func(p int) {
+	parts := (m + per - 1) / per
+	ss := getScratches[T](bl, parts)
+	Parallel(parts, func(p int) {
 		i0 := p * per
 		mb := min(per, m-i0)
 		var aa []T
@@ -160,10 +166,9 @@ func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 		} else {
 			aa = a[i0*lda:]
 		}
-		s := getScratch[T](bl)
-		gemmSerial(bl, s, transA, transB, mb, n, k, alpha, aa, lda, b, ldb, beta, c[i0*ldc:], ldc)
-		putScratch(s)
+		gemmSerial(bl, ss[p], transA, transB, mb, n, k, alpha, aa, lda, b, ldb, beta, c[i0*ldc:], ldc)
 	})
+	putScratches(ss)
 }
 
 // gemmSerial computes the whole product on the calling goroutine.
@@ -406,6 +411,22 @@ func getScratch[T Float](bl blocking) *scratch[T] {
 		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*8/size)
 	}
 	return &scratch[T]{a: view(r.a), b: view(r.b), tile: view(r.tile), raw: r}
+}
+
+// getScratches takes n scratches from the free list, one per parallel range.
+func getScratches[T Float](bl blocking, n int) []*scratch[T] {
+	ss := make([]*scratch[T], n)
+	for i := range ss {
+		ss[i] = getScratch[T](bl)
+	}
+	return ss
+}
+
+// putScratches returns the scratches of getScratches to the free list.
+func putScratches[T Float](ss []*scratch[T]) {
+	for _, s := range ss {
+		putScratch(s)
+	}
 }
 
 func putScratch[T Float](s *scratch[T]) {
