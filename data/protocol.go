@@ -60,6 +60,13 @@ type Protocol struct {
 	// KeepClasses is, in the Partial scenario, the number of classes kept in
 	// the target, chosen at random from the seed.
 	KeepClasses int
+	// Pool draws the TrainSize samples of every domain from its train and
+	// test splits together, and takes the target's test set (TestSize of
+	// them, or all) and each source's held-out set from the samples not
+	// drawn: the way the MDAN and DARN code splits the Amazon reviews.
+	// Subsets are then From "pool", whose rows number the train split's
+	// samples first and the test split's after them.
+	Pool bool
 }
 
 // AmazonProtocol returns the paper's protocol for the Amazon reviews: the 2000
@@ -158,15 +165,30 @@ func (p Protocol) Build(target Domain, sources []Domain, seed uint64) (*Task, er
 		}
 	}
 	t := &Task{Dataset: target.Dataset, Target: target.Name, Protocol: p, Seed: seed, NumClasses: k}
+	from := "train"
+	if p.Pool {
+		from = "pool"
+		target = pooled(target)
+		pool := make([]Domain, len(sources))
+		for i, s := range sources {
+			pool[i] = pooled(s)
+		}
+		sources = pool
+	}
 	for _, s := range sources {
-		rows, err := drawRows(s.Name, "train", s.Train.Len(), p.TrainSize, newRand(seed, "train", s.Name))
+		drawn, err := drawRows(s.Name, from, s.Train.Len(), p.TrainSize, newRand(seed, "train", s.Name))
 		if err != nil {
 			return nil, err
 		}
-		rows = p.thin(rows, s.Train.Y, newRand(seed, "drop", s.Name))
-		t.Sources = append(t.Sources, subset(s, "train", &s.Train, rows))
+		rows := p.thin(drawn, s.Train.Y, newRand(seed, "drop", s.Name))
+		t.Sources = append(t.Sources, subset(s, from, &s.Train, rows))
 		var held []int
-		if s.Test.Len() > 0 {
+		switch {
+		case p.Pool:
+			held = drawFrom(complement(drawn, s.Train.Len()), p.TestSize, newRand(seed, "test", s.Name))
+			t.SourceTest = append(t.SourceTest, subset(s, from, &s.Train, held))
+			continue
+		case s.Test.Len() > 0:
 			if held, err = drawRows(s.Name, "test", s.Test.Len(), min(p.TestSize, s.Test.Len()), newRand(seed, "test", s.Name)); err != nil {
 				return nil, err
 			}
@@ -174,7 +196,7 @@ func (p Protocol) Build(target Domain, sources []Domain, seed uint64) (*Task, er
 		t.SourceTest = append(t.SourceTest, subset(s, "test", &s.Test, held))
 	}
 
-	trainRows, err := drawRows(target.Name, "train", target.Train.Len(), p.TrainSize, newRand(seed, "train", target.Name))
+	trainRows, err := drawRows(target.Name, from, target.Train.Len(), p.TrainSize, newRand(seed, "train", target.Name))
 	if err != nil {
 		return nil, err
 	}
@@ -182,10 +204,16 @@ func (p Protocol) Build(target Domain, sources []Domain, seed uint64) (*Task, er
 	case UDA, Partial:
 		var testRows []int
 		testFrom, testSplit := "test", &target.Test
-		if target.Test.Len() == 0 {
+		switch {
+		case p.Pool:
+			testFrom, testSplit = from, &target.Train
+			testRows = drawFrom(complement(trainRows, target.Train.Len()), p.TestSize, newRand(seed, "test", target.Name))
+		case target.Test.Len() == 0:
 			testFrom, testSplit, testRows = "train", &target.Train, trainRows
-		} else if testRows, err = drawRows(target.Name, "test", target.Test.Len(), p.TestSize, newRand(seed, "test", target.Name)); err != nil {
-			return nil, err
+		default:
+			if testRows, err = drawRows(target.Name, "test", target.Test.Len(), p.TestSize, newRand(seed, "test", target.Name)); err != nil {
+				return nil, err
+			}
 		}
 		if p.Scenario == Partial {
 			if p.KeepClasses <= 0 || p.KeepClasses > k {
@@ -196,7 +224,7 @@ func (p Protocol) Build(target Domain, sources []Domain, seed uint64) (*Task, er
 			trainRows = keepClasses(trainRows, target.Train.Y, t.Classes)
 			testRows = keepClasses(testRows, testSplit.Y, t.Classes)
 		}
-		t.TargetTrain = subset(target, "train", &target.Train, trainRows)
+		t.TargetTrain = subset(target, from, &target.Train, trainRows)
 		t.TargetTest = subset(target, testFrom, testSplit, testRows)
 	case Limited:
 		f := p.LabelledFraction
@@ -210,8 +238,8 @@ func (p Protocol) Build(target Domain, sources []Domain, seed uint64) (*Task, er
 		lab, test := perm[:n], perm[n:]
 		slices.Sort(lab)
 		slices.Sort(test)
-		t.TargetTrain = subset(target, "train", &target.Train, lab)
-		t.TargetTest = subset(target, "train", &target.Train, test)
+		t.TargetTrain = subset(target, from, &target.Train, lab)
+		t.TargetTest = subset(target, from, &target.Train, test)
 	default:
 		return nil, fmt.Errorf("protocol: unknown scenario %v", p.Scenario)
 	}
@@ -238,6 +266,43 @@ func (p Protocol) BuildFor(domains []Domain, target string, seed uint64) (*Task,
 		return nil, fmt.Errorf("protocol: no target domain %q among %v", target, names)
 	}
 	return p.Build(*tgt, src, seed)
+}
+
+// pooled returns d with its test split appended to its train split and no
+// test split (Protocol.Pool).
+func pooled(d Domain) Domain {
+	d.Train = concatSplits(&d.Train, &d.Test)
+	d.Test = Split{NumClasses: d.Train.NumClasses}
+	return d
+}
+
+// complement returns the integers of [0, n) not in rows (ascending).
+func complement(rows []int, n int) []int {
+	in := make([]bool, n)
+	for _, r := range rows {
+		in[r] = true
+	}
+	out := make([]int, 0, n-len(rows))
+	for i, ok := range in {
+		if !ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// drawFrom returns want of rows drawn without replacement, ascending; want
+// 0 or more than len(rows) takes them all.
+func drawFrom(rows []int, want int, r *rand.Rand) []int {
+	if want <= 0 || want >= len(rows) {
+		return rows
+	}
+	out := make([]int, want)
+	for j, i := range r.Perm(len(rows))[:want] {
+		out[j] = rows[i]
+	}
+	slices.Sort(out)
+	return out
 }
 
 func subset(d Domain, from string, s *Split, rows []int) Subset {

@@ -34,7 +34,16 @@ func checkSubset(t *testing.T, what string, s Subset, d Domain) {
 		t.Fatalf("%s: %d samples, %d rows, sorted %v", what, s.Len(), len(s.Rows), slices.IsSorted(s.Rows))
 	}
 	for j, r := range s.Rows {
-		if s.Dense.X[j] != float32(base+r) || s.Y[j] != from.Y[r] {
+		want, y := float32(base+r), 0
+		switch {
+		case s.From == "pool" && r >= d.Train.Len():
+			want, y = float32(10000+r-d.Train.Len()), d.Test.Y[r-d.Train.Len()]
+		case r < from.Len():
+			y = from.Y[r]
+		default:
+			t.Fatalf("%s: row %d outside the %s split", what, r, s.From)
+		}
+		if s.Dense.X[j] != want || s.Y[j] != y {
 			t.Fatalf("%s: sample %d is not row %d of %s", what, j, r, s.From)
 		}
 		if j > 0 && s.Rows[j-1] == r {
@@ -233,5 +242,81 @@ func TestScenarioString(t *testing.T) {
 		if s.String() != want {
 			t.Errorf("%d.String() = %q, want %q", int(s), s.String(), want)
 		}
+	}
+}
+
+// TestProtocolPool checks the pooled split: every domain's training sample
+// is drawn from its train and test splits together, the target is tested on
+// the samples not drawn and each source's held-out set avoids its draw.
+func TestProtocolPool(t *testing.T) {
+	ds := toyDomains()
+	p := Protocol{Scenario: UDA, TrainSize: 700, DropClasses: []int{5, 6, 7, 8, 9}, DropRate: 0.5, Pool: true}
+	task, err := p.BuildFor(ds, "t", 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt := ds[3]
+	checkSubset(t, "target train", task.TargetTrain, tgt)
+	checkSubset(t, "target test", task.TargetTest, tgt)
+	if task.TargetTrain.From != "pool" || task.TargetTest.From != "pool" {
+		t.Fatalf("target subsets from %q and %q, want pool", task.TargetTrain.From, task.TargetTest.From)
+	}
+	n := tgt.Train.Len() + tgt.Test.Len()
+	if task.TargetTrain.Len() != 700 || task.TargetTest.Len() != n-700 {
+		t.Fatalf("target: %d train and %d test samples, want 700 and %d", task.TargetTrain.Len(), task.TargetTest.Len(), n-700)
+	}
+	all := slices.Sorted(slices.Values(append(slices.Clone(task.TargetTrain.Rows), task.TargetTest.Rows...)))
+	for i, r := range all {
+		if r != i {
+			t.Fatalf("target train and test rows do not partition the %d pooled samples (position %d holds %d)", n, i, r)
+		}
+	}
+	fromTest := 0
+	for _, r := range task.TargetTrain.Rows {
+		if r >= tgt.Train.Len() {
+			fromTest++
+		}
+	}
+	if fromTest == 0 || fromTest == 700 {
+		t.Errorf("%d of the 700 target training samples come from the test split: not a draw from both", fromTest)
+	}
+	for i, s := range task.Sources {
+		checkSubset(t, "source", s, ds[i])
+		checkSubset(t, "held-out", task.SourceTest[i], ds[i])
+		in := map[int]bool{}
+		for _, r := range s.Rows {
+			in[r] = true
+		}
+		for _, r := range task.SourceTest[i].Rows {
+			if in[r] {
+				t.Fatalf("source %s: held-out row %d is also a training row", s.Domain, r)
+			}
+		}
+	}
+
+	p.Scenario, p.LabelledFraction = Limited, 0.1
+	if task, err = p.BuildFor(ds, "t", 9); err != nil {
+		t.Fatal(err)
+	}
+	checkSubset(t, "labelled", task.TargetTrain, tgt)
+	checkSubset(t, "limited test", task.TargetTest, tgt)
+	if task.TargetTrain.Len() != 70 || task.TargetTest.Len() != 630 {
+		t.Errorf("limited: %d labelled and %d test samples, want 70 and 630 of the 700 drawn", task.TargetTrain.Len(), task.TargetTest.Len())
+	}
+}
+
+func TestConcatSplitsSparse(t *testing.T) {
+	a := Split{NumClasses: 2, Y: []int{0, 1}, Sparse: &CSR{Rows: 2, Cols: 5, RowPtr: []int{0, 2, 3}, ColIdx: []int32{0, 3, 4}, Val: []float32{1, 2, 3}}}
+	b := Split{NumClasses: 2, Y: []int{1}, Sparse: &CSR{Rows: 1, Cols: 5, RowPtr: []int{0, 2}, ColIdx: []int32{1, 2}, Val: []float32{4, 5}}}
+	got := concatSplits(&a, &b)
+	want := &CSR{Rows: 3, Cols: 5, RowPtr: []int{0, 2, 3, 5}, ColIdx: []int32{0, 3, 4, 1, 2}, Val: []float32{1, 2, 3, 4, 5}}
+	if !got.Sparse.Equal(want) || !slices.Equal(got.Y, []int{0, 1, 1}) {
+		t.Fatalf("concatenation: %+v labels %v, want %+v labels [0 1 1]", got.Sparse, got.Y, want)
+	}
+	if err := got.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if e := concatSplits(&a, &Split{NumClasses: 2}); e.Len() != 2 {
+		t.Errorf("appending an empty split gave %d samples, want 2", e.Len())
 	}
 }

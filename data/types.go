@@ -269,6 +269,44 @@ func (s *Split) Select(rows []int) Split {
 	return out
 }
 
+// concatSplits returns the samples of a followed by those of b, which must
+// hold the same input form (sparse or dense), classes and sample shape. An
+// empty split adds nothing.
+func concatSplits(a, b *Split) Split {
+	if b.Len() == 0 {
+		return *a
+	}
+	if a.Len() == 0 {
+		return *b
+	}
+	out := Split{NumClasses: a.NumClasses, Y: append(append(make([]int, 0, a.Len()+b.Len()), a.Y...), b.Y...)}
+	if a.Sparse != nil && b.Sparse != nil {
+		m := &CSR{Rows: a.Sparse.Rows + b.Sparse.Rows, Cols: max(a.Sparse.Cols, b.Sparse.Cols)}
+		m.RowPtr = append(make([]int, 0, m.Rows+1), a.Sparse.RowPtr...)
+		off := a.Sparse.RowPtr[a.Sparse.Rows]
+		for _, p := range b.Sparse.RowPtr[1:] {
+			m.RowPtr = append(m.RowPtr, off+p)
+		}
+		m.ColIdx = append(append(make([]int32, 0, len(a.Sparse.ColIdx)+len(b.Sparse.ColIdx)), a.Sparse.ColIdx...), b.Sparse.ColIdx...)
+		m.Val = append(append(make([]float32, 0, len(a.Sparse.Val)+len(b.Sparse.Val)), a.Sparse.Val...), b.Sparse.Val...)
+		out.Sparse = m
+	}
+	if a.Dense != nil && b.Dense != nil {
+		da, db := a.Dense, b.Dense
+		if (da.Pix == nil) != (db.Pix == nil) || da.Scale != db.Scale || da.Grey != db.Grey {
+			da, db = da.Float32(), db.Float32()
+		}
+		d := &Dense{N: da.N + db.N, Shape: append([]int(nil), da.Shape...), Scale: da.Scale, Grey: da.Grey}
+		if da.Pix != nil {
+			d.Pix = append(append(make([]uint8, 0, len(da.Pix)+len(db.Pix)), da.Pix...), db.Pix...)
+		} else {
+			d.X = append(append(make([]float32, 0, len(da.X)+len(db.X)), da.X...), db.X...)
+		}
+		out.Dense = d
+	}
+	return out
+}
+
 // Histogram returns the number of samples of each class.
 func (s *Split) Histogram() []int {
 	return histogram(s.Y, s.NumClasses)

@@ -534,6 +534,13 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 		tr.st.Sums.Implicit[t] += float64(impl.Item())
 		tr.st.Sums.Penalty[t] += float64(gp.Item())
 	}
+	if cfg.Scenario == data.Limited && cfg.TargetWeight > 0 {
+		ce, err := autodiff.CrossEntropy(autodiff.Slice(logits, 0, T*B, (T+1)*B), yT, nil, autodiff.ReduceMean)
+		if err != nil {
+			return err
+		}
+		total = autodiff.Add(total, autodiff.MulScalar(ce, float32(targetWeight(tr, cfg.TargetWeight))))
+	}
 	// Keep the updated centroids (detached) for the next step.
 	for t, c := range newCent {
 		copy(a.centS[t].Data(), c.Data())

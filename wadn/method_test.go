@@ -254,3 +254,34 @@ func TestAlignStart(t *testing.T) {
 		t.Errorf("terms from epoch 1 changed nothing: alpha %v lambda %v", early.Alpha, early.Lambda)
 	}
 }
+
+// TestLimitedTargetWeight trains on a target whose labels are the sources'
+// flipped: only the labelled target's cross-entropy can teach the flip, so
+// the target accuracy must rise with its weight.
+func TestLimitedTargetWeight(t *testing.T) {
+	flipped := func(s data.Subset) data.Subset {
+		y := make([]int, len(s.Y))
+		for i, v := range s.Y {
+			y[i] = 1 - v
+		}
+		s.Y = y
+		return s
+	}
+	task := tinyTask(data.Limited)
+	task.TargetTrain = flipped(task.TargetTrain)
+	task.TargetTest = flipped(task.TargetTest)
+	acc := map[float64]float64{}
+	for _, w := range []float64{0, 100} {
+		cfg := tinyConfig(t, data.Limited)
+		cfg.Epochs, cfg.TargetWeight = 10, w
+		res, err := Train(context.Background(), task, cfg, RunOptions{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc[w] = res.Accuracy
+	}
+	t.Logf("target accuracy: %.1f%% without the target loss, %.1f%% with weight 100", acc[0], acc[100])
+	if !(acc[100] >= acc[0]+30) {
+		t.Errorf("target accuracy %.1f%% with the labelled target's loss, %.1f%% without: want at least 30 points more", acc[100], acc[0])
+	}
+}

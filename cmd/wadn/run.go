@@ -45,6 +45,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	threads := fs.Int("threads", 0, "worker threads (0: all cores)")
 	asJSON := fs.Bool("json", false, "print the final result as one JSON object")
 	quiet := fs.Bool("quiet", false, "print no progress")
+	pool := fs.Bool("pool", false, "draw each domain's training sample from its train and test splits together, and test the target on the samples not drawn (the MDAN and DARN code's split)")
 	var hp hyper
 	hp.flags(fs)
 	var bf baselineFlags
@@ -91,6 +92,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	cfg.Baseline = wadn.DefaultBaselineConfig(ds, sc)
 	bf.apply(fs, &cfg.Baseline)
+	if flagSet(fs, "target-weight") {
+		cfg.TargetWeight = cfg.Baseline.TargetWeight
+	}
 	if err := wadn.CheckMethod(*method, sc); err != nil {
 		fmt.Fprintf(e.stderr, "wadn run: --method: %v\n", err)
 		return errUsage
@@ -110,6 +114,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	default:
 		proto = data.OfficeHomeProtocol(sc)
 	}
+	proto.Pool = *pool
 	if *target == "" {
 		fmt.Fprintf(e.stderr, "wadn run: --target is required for %s\n", ds)
 		return errUsage
@@ -279,4 +284,11 @@ func (h *hyper) apply(fs *flag.FlagSet, cfg *wadn.Config) error {
 		}
 	})
 	return err
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
