@@ -58,3 +58,34 @@ func TestRunEmbeddedAmazon(t *testing.T) {
 		t.Errorf("report: exit %d, stdout %q, stderr %q", code, stdout, errOut)
 	}
 }
+
+// TestRunPool checks that --pool reaches the protocol: the fixed split's
+// sources hold exactly 1000 negatives halved and 1000 positives, so their
+// true ratio alpha(0) is exactly 1.5; a draw from the pooled splits is not
+// balanced to the review.
+func TestRunPool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the Amazon network for an epoch")
+	}
+	alpha0 := func(extra ...string) float64 {
+		t.Helper()
+		args := append([]string{"run", "--data", "", "--method", "source", "--epochs", "1", "--out", t.TempDir(), "--json", "--quiet"}, extra...)
+		code, stdout, errOut := runArgs(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
+		}
+		var res struct {
+			TrueAlpha [][][]float64 `json:"true_alpha"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res.TrueAlpha) != 1 || len(res.TrueAlpha[0]) != 3 {
+			t.Fatalf("%v: %v: %q", extra, err, stdout)
+		}
+		return res.TrueAlpha[0][0][0]
+	}
+	if a := alpha0(); a != 1.5 {
+		t.Errorf("fixed split: true alpha(0) of the first source %v, want 1.5", a)
+	}
+	if a := alpha0("--pool"); a == 1.5 || a < 1.2 || a > 1.8 {
+		t.Errorf("pooled split: true alpha(0) of the first source %v, want near 1.5 but not exactly", a)
+	}
+}
