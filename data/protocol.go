@@ -96,7 +96,7 @@ func OfficeHomeProtocol(s Scenario) Protocol {
 // that every selection can be audited against the files.
 type Subset struct {
 	Domain string // domain name
-	From   string // "train" or "test": the split of the domain Rows index
+	From   string // "train", "test" or "pool" (Protocol.Pool): the split of the domain Rows index
 	Rows   []int  // indices into that split, ascending, one per sample of Split
 	Split
 }
