@@ -2,6 +2,7 @@ package data
 
 import (
 	"errors"
+	"math"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -181,13 +182,30 @@ func TestAmazonProtocol(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range task.Sources {
-			// 1000 negatives halved, 1000 positives kept.
-			if h := s.Histogram(); !slices.Equal(h, []int{500, 1000}) || s.Len() != 1500 {
-				t.Errorf("target %s: source %s has %v (%d), want [500 1000] (1500)", target, s.Domain, h, s.Len())
+			// 2000 drawn from the pooled rows, their negatives halved.
+			h := s.Histogram()
+			n0 := 2000 - h[1]
+			if s.From != "pool" || h[0] != n0-int(math.Round(0.5*float64(n0))) || s.Len() != h[0]+h[1] || n0 < 800 || n0 > 1200 {
+				t.Errorf("target %s: source %s from %s has %v (%d), want about [500 1000] from pool", target, s.Domain, s.From, h, s.Len())
 			}
 		}
 		if task.TargetTrain.Len() != 2000 || task.TargetTest.Len() != amazonTotals[target]-2000 || task.EpochSteps(20) != 75 {
 			t.Errorf("target %s: %d train, %d test, %d steps", target, task.TargetTrain.Len(), task.TargetTest.Len(), task.EpochSteps(20))
+		}
+
+		fixed := AmazonProtocol(UDA)
+		fixed.Pool = false
+		if task, err = fixed.BuildFor(ds, target, 1); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range task.Sources {
+			// The train rows: 1000 negatives halved, 1000 positives kept.
+			if h := s.Histogram(); !slices.Equal(h, []int{500, 1000}) || s.Len() != 1500 {
+				t.Errorf("fixed split, target %s: source %s has %v (%d), want [500 1000] (1500)", target, s.Domain, h, s.Len())
+			}
+		}
+		if task.TargetTrain.Len() != 2000 || task.TargetTest.Len() != amazonTotals[target]-2000 || task.TargetTest.From != "test" {
+			t.Errorf("fixed split, target %s: %d train, %d test from %s", target, task.TargetTrain.Len(), task.TargetTest.Len(), task.TargetTest.From)
 		}
 	}
 	lim, err := AmazonProtocol(Limited).BuildFor(ds, "kitchen", 5)

@@ -35,9 +35,9 @@ func ExampleProtocol_BuildFor() {
 	}
 	fmt.Printf("%d steps per epoch, last batch %d x %d\n", steps, batch.Rows, batch.Cols)
 	// Output:
-	// source dvd         1500 reviews, classes [500 1000]
-	// source electronics 1500 reviews, classes [500 1000]
-	// source kitchen     1500 reviews, classes [500 1000]
+	// source dvd         1501 reviews, classes [498 1003]
+	// source electronics 1491 reviews, classes [509 982]
+	// source kitchen     1498 reviews, classes [501 997]
 	// target books: 2000 unlabelled training reviews, 4465 test reviews
 	// 75 steps per epoch, last batch 20 x 5000
 }

@@ -69,12 +69,16 @@ type Protocol struct {
 	Pool bool
 }
 
-// AmazonProtocol returns the paper's protocol for the Amazon reviews: the 2000
-// train rows of each domain, half of the negative reviews (class 0) of every
-// source dropped (about 1500 left), the target tested on its *_test rows, or
-// for Limited on the 90% of its 2000 rows that are not the labelled 10%.
+// AmazonProtocol returns the paper's protocol for the Amazon reviews: 2000
+// reviews drawn at random from each domain's train and test rows together
+// (Pool, as the MDAN and DARN code the paper's figures come from splits
+// them), half of the negative reviews (class 0) of every source dropped
+// (about 1500 left), the target tested on the reviews not drawn, or for
+// Limited on the 90% of its 2000 that are not the labelled 10%. With Pool
+// false the 2000 are the domain's train rows (1000 of each class) and the
+// target is tested on its test rows.
 func AmazonProtocol(s Scenario) Protocol {
-	return Protocol{Scenario: s, TrainSize: 2000, DropClasses: []int{0}, DropRate: 0.5, LabelledFraction: 0.1}
+	return Protocol{Scenario: s, TrainSize: 2000, DropClasses: []int{0}, DropRate: 0.5, LabelledFraction: 0.1, Pool: true}
 }
 
 // DigitsProtocol returns the paper's protocol for the digit domains: 7000

@@ -70,7 +70,7 @@ type Config struct {
 	EvalEstimate bool
 	// HeldOut, when set, estimates alpha by black-box shift estimation on
 	// held-out data: each source's confusion measured in evaluation mode on
-	// its test rows (data.Task.SourceTest), which training never sees, and
+	// its held-out rows (data.Task.SourceTest), which training never sees, and
 	// the target distribution from an evaluation-mode pass.
 	HeldOut bool
 	// OracleAlpha, a diagnostic, fixes every alpha_t at the true ratios

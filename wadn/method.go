@@ -717,7 +717,7 @@ func (tr *trainer) evalCounts(s *epochSums) {
 
 // heldOutCounts replaces the epoch's counts with black-box shift estimation
 // on held-out data: for source t, C[y][k] = P(predicted y | class k) measured
-// in evaluation mode on the source's test rows, times the share S_t(k) of
+// in evaluation mode on the source's held-out rows, times the share S_t(k) of
 // class k in its training sample; the target distribution is the evaluation-
 // mode prediction histogram of the target training sample. Sources without
 // held-out rows keep their training-batch counts.

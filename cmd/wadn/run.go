@@ -45,7 +45,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	threads := fs.Int("threads", 0, "worker threads (0: all cores)")
 	asJSON := fs.Bool("json", false, "print the final result as one JSON object")
 	quiet := fs.Bool("quiet", false, "print no progress")
-	pool := fs.Bool("pool", false, "draw each domain's training sample from its train and test splits together, and test the target on the samples not drawn (the MDAN and DARN code's split)")
+	split := fs.String("split", "", "how the domains' samples are drawn: pool (from the train and test rows together, the target tested on the rest: the MDAN and DARN code's split, the default for amazon) or fixed (training samples from the train rows, the target tested on its test rows: the default elsewhere)")
 	var hp hyper
 	hp.flags(fs)
 	var bf baselineFlags
@@ -114,7 +114,16 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	default:
 		proto = data.OfficeHomeProtocol(sc)
 	}
-	proto.Pool = *pool
+	switch *split {
+	case "":
+	case "pool":
+		proto.Pool = true
+	case "fixed":
+		proto.Pool = false
+	default:
+		fmt.Fprintf(e.stderr, "wadn run: --split must be pool or fixed, not %q\n", *split)
+		return errUsage
+	}
 	if *target == "" {
 		fmt.Fprintf(e.stderr, "wadn run: --target is required for %s\n", ds)
 		return errUsage

@@ -59,11 +59,11 @@ func TestRunEmbeddedAmazon(t *testing.T) {
 	}
 }
 
-// TestRunPool checks that --pool reaches the protocol: the fixed split's
+// TestRunSplit checks that --split reaches the protocol: the fixed split's
 // sources hold exactly 1000 negatives halved and 1000 positives, so their
-// true ratio alpha(0) is exactly 1.5; a draw from the pooled splits is not
-// balanced to the review.
-func TestRunPool(t *testing.T) {
+// true ratio alpha(0) is exactly 1.5; a draw from the pooled rows, the
+// default, is not balanced to the review.
+func TestRunSplit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains the Amazon network for an epoch")
 	}
@@ -82,10 +82,15 @@ func TestRunPool(t *testing.T) {
 		}
 		return res.TrueAlpha[0][0][0]
 	}
-	if a := alpha0(); a != 1.5 {
+	if a := alpha0("--split", "fixed"); a != 1.5 {
 		t.Errorf("fixed split: true alpha(0) of the first source %v, want 1.5", a)
 	}
-	if a := alpha0("--pool"); a == 1.5 || a < 1.2 || a > 1.8 {
-		t.Errorf("pooled split: true alpha(0) of the first source %v, want near 1.5 but not exactly", a)
+	for _, args := range [][]string{nil, {"--split", "pool"}} {
+		if a := alpha0(args...); a == 1.5 || a < 1.2 || a > 1.8 {
+			t.Errorf("pooled split %v: true alpha(0) of the first source %v, want near 1.5 but not exactly", args, a)
+		}
+	}
+	if code, _, errOut := runArgs(t, "", "run", "--split", "random", "--epochs", "1", "--out", t.TempDir()); code != 2 || !strings.Contains(errOut, "--split") {
+		t.Errorf("--split random: exit %d, stderr %q; want 2 naming the flag", code, errOut)
 	}
 }
