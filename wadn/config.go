@@ -44,8 +44,8 @@ type Config struct {
 	// sources' total, the share it would have merged into the source pool
 	// (as Source+Tar and the baselines weigh it). 0, the default, leaves
 	// the labels to alpha and the target centroids, as the paper does
-	// (Amazon, 5 seeds, with weight 1: kitchen 81.87%, dvd 75.39% against
-	// 81.58% and 76.54% without). Other scenarios ignore it.
+	// (Amazon, fixed split, 5 seeds, with weight 1: kitchen 81.87%, dvd
+	// 75.39% against 81.58% and 76.54% without). Other scenarios ignore it.
 	TargetWeight float64
 
 	Dropout float64 // drop probability of the Amazon MLP
@@ -116,7 +116,8 @@ func DefaultConfig(dataset string, scenario data.Scenario) (Config, error) {
 	case data.Limited:
 		// The authors' code weighs the conditional terms by mu = 1e-3 with
 		// target labels (1e-2 without); eps*C0 = (1-eps)*C0 = 1e-3 is that.
-		// Amazon, 5 seeds: average 78.71% against 77.79% with C0 = 0.01.
+		// Amazon, fixed split, 5 seeds: average 78.71% against 77.79% with
+		// C0 = 0.01.
 		c.C0 = 0.002
 	}
 	switch dataset {
@@ -129,8 +130,9 @@ func DefaultConfig(dataset string, scenario data.Scenario) (Config, error) {
 			// Alpha is estimated from epoch 3 and has mostly settled by
 			// epoch 10 (AlphaKeep 0.7); the conditional terms start well
 			// after that.
-			// 5 seeds: average 78.72% against 77.34% with the terms from
-			// epoch 1 (kitchen 79.33 against 74.40), 78.27% from epoch 10.
+			// Fixed split, 5 seeds: average 78.72% against 77.34% with the
+			// terms from epoch 1 (kitchen 79.33 against 74.40), 78.27% from
+			// epoch 10.
 			c.AlignStart = 20
 		}
 	case "digits":
