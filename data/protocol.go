@@ -295,18 +295,17 @@ func complement(rows []int, n int) []int {
 	return out
 }
 
-// drawFrom returns want of rows drawn without replacement, ascending; want
-// 0 or more than len(rows) takes them all.
+// drawFrom returns want of the ascending rows drawn without replacement, as
+// drawRows draws indices; want 0 or more than len(rows) takes them all.
 func drawFrom(rows []int, want int, r *rand.Rand) []int {
 	if want <= 0 || want >= len(rows) {
 		return rows
 	}
-	out := make([]int, want)
-	for j, i := range r.Perm(len(rows))[:want] {
-		out[j] = rows[i]
+	idx, _ := drawRows("", "", len(rows), want, r) // 0 < want < len(rows): no error
+	for j, i := range idx {
+		idx[j] = rows[i]
 	}
-	slices.Sort(out)
-	return out
+	return idx
 }
 
 func subset(d Domain, from string, s *Split, rows []int) Subset {

@@ -294,6 +294,32 @@ func TestProtocolPool(t *testing.T) {
 		}
 	}
 
+	// A test size draws from the samples not drawn for training.
+	sized := p
+	sized.TestSize = 100
+	st, err := sized.BuildFor(ds, "t", 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSubset(t, "sized target test", st.TargetTest, tgt)
+	train := map[int]bool{}
+	for _, r := range st.TargetTrain.Rows {
+		train[r] = true
+	}
+	if st.TargetTest.Len() != 100 {
+		t.Errorf("test size 100: %d target test samples", st.TargetTest.Len())
+	}
+	for _, r := range st.TargetTest.Rows {
+		if train[r] {
+			t.Fatalf("test size 100: target test row %d is also a training row", r)
+		}
+	}
+	for i, s := range st.SourceTest {
+		if s.Len() != 100 {
+			t.Errorf("test size 100: source %d has %d held-out samples", i, s.Len())
+		}
+	}
+
 	p.Scenario, p.LabelledFraction = Limited, 0.1
 	if task, err = p.BuildFor(ds, "t", 9); err != nil {
 		t.Fatal(err)
