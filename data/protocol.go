@@ -172,10 +172,15 @@ func (p Protocol) Build(target Domain, sources []Domain, seed uint64) (*Task, er
 	from := "train"
 	if p.Pool {
 		from = "pool"
-		target = pooled(target)
+		var err error
+		if target, err = pooled(target); err != nil {
+			return nil, err
+		}
 		pool := make([]Domain, len(sources))
 		for i, s := range sources {
-			pool[i] = pooled(s)
+			if pool[i], err = pooled(s); err != nil {
+				return nil, err
+			}
 		}
 		sources = pool
 	}
@@ -274,10 +279,13 @@ func (p Protocol) BuildFor(domains []Domain, target string, seed uint64) (*Task,
 
 // pooled returns d with its test split appended to its train split and no
 // test split (Protocol.Pool).
-func pooled(d Domain) Domain {
-	d.Train = concatSplits(&d.Train, &d.Test)
-	d.Test = Split{NumClasses: d.Train.NumClasses}
-	return d
+func pooled(d Domain) (Domain, error) {
+	all, err := concatSplits(&d.Train, &d.Test)
+	if err != nil {
+		return d, fmt.Errorf("protocol: pooling domain %s: train and test splits differ: %v", d.Name, err)
+	}
+	d.Train, d.Test = all, Split{NumClasses: all.NumClasses}
+	return d, nil
 }
 
 // complement returns the integers of [0, n) not in rows (ascending).

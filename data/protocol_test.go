@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -334,7 +335,10 @@ func TestProtocolPool(t *testing.T) {
 func TestConcatSplitsSparse(t *testing.T) {
 	a := Split{NumClasses: 2, Y: []int{0, 1}, Sparse: &CSR{Rows: 2, Cols: 5, RowPtr: []int{0, 2, 3}, ColIdx: []int32{0, 3, 4}, Val: []float32{1, 2, 3}}}
 	b := Split{NumClasses: 2, Y: []int{1}, Sparse: &CSR{Rows: 1, Cols: 5, RowPtr: []int{0, 2}, ColIdx: []int32{1, 2}, Val: []float32{4, 5}}}
-	got := concatSplits(&a, &b)
+	got, err := concatSplits(&a, &b)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := &CSR{Rows: 3, Cols: 5, RowPtr: []int{0, 2, 3, 5}, ColIdx: []int32{0, 3, 4, 1, 2}, Val: []float32{1, 2, 3, 4, 5}}
 	if !got.Sparse.Equal(want) || !slices.Equal(got.Y, []int{0, 1, 1}) {
 		t.Fatalf("concatenation: %+v labels %v, want %+v labels [0 1 1]", got.Sparse, got.Y, want)
@@ -342,8 +346,42 @@ func TestConcatSplitsSparse(t *testing.T) {
 	if err := got.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if e := concatSplits(&a, &Split{NumClasses: 2}); e.Len() != 2 {
-		t.Errorf("appending an empty split gave %d samples, want 2", e.Len())
+	if e, err := concatSplits(&a, &Split{NumClasses: 2}); err != nil || e.Len() != 2 {
+		t.Errorf("appending an empty split gave %d samples (error %v), want 2", e.Len(), err)
+	}
+}
+
+// TestConcatSplitsMismatch: splits that cannot be joined are refused, naming
+// the difference, and pooling a domain whose splits differ names the domain.
+func TestConcatSplitsMismatch(t *testing.T) {
+	sparse := Split{NumClasses: 2, Y: []int{0}, Sparse: &CSR{Rows: 1, Cols: 5, RowPtr: []int{0, 1}, ColIdx: []int32{2}, Val: []float32{1}}}
+	dense := func(k int, shape ...int) Split {
+		n := 1
+		for _, s := range shape {
+			n *= s
+		}
+		return Split{NumClasses: k, Y: []int{1}, Dense: &Dense{N: 1, Shape: shape, X: make([]float32, n)}}
+	}
+	for _, c := range []struct {
+		name string
+		a, b Split
+		want string
+	}{
+		{"sparse and dense", sparse, dense(2, 5), "sparse samples against dense"},
+		{"dense and sparse", dense(2, 5), sparse, "dense samples against sparse"},
+		{"classes", dense(2, 3, 2, 2), dense(10, 3, 2, 2), "2 classes against 10"},
+		{"shapes", dense(10, 3, 2, 2), dense(10, 1, 2, 2), "shape [3 2 2] against [1 2 2]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := concatSplits(&c.a, &c.b)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v (and %d samples), want one saying %q", err, got.Len(), c.want)
+			}
+			d := Domain{Name: "mixed", Train: c.a, Test: c.b}
+			if _, err := pooled(d); err == nil || !strings.Contains(err.Error(), "domain mixed") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("pooling: error %v, want one naming domain mixed and %q", err, c.want)
+			}
+		})
 	}
 }
 
@@ -374,7 +412,10 @@ func TestConcatSplitsDense(t *testing.T) {
 		{"floats", floats(1), floats(3), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := concatSplits(&c.a, &c.b)
+			got, err := concatSplits(&c.a, &c.b)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := got.Validate(); err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"slices"
 )
 
 // CSR is a sparse matrix in compressed sparse row form. Row i holds the
@@ -270,14 +271,22 @@ func (s *Split) Select(rows []int) Split {
 }
 
 // concatSplits returns the samples of a followed by those of b, which must
-// hold the same input form (sparse or dense), classes and sample shape. An
-// empty split adds nothing.
-func concatSplits(a, b *Split) Split {
+// hold the same input form (sparse or dense), classes and sample shape; it
+// reports the first difference. An empty split adds nothing.
+func concatSplits(a, b *Split) (Split, error) {
 	if b.Len() == 0 {
-		return *a
+		return *a, nil
 	}
 	if a.Len() == 0 {
-		return *b
+		return *b, nil
+	}
+	switch {
+	case a.NumClasses != b.NumClasses:
+		return Split{}, fmt.Errorf("%d classes against %d", a.NumClasses, b.NumClasses)
+	case (a.Sparse != nil) != (b.Sparse != nil) || (a.Dense != nil) != (b.Dense != nil):
+		return Split{}, fmt.Errorf("%s samples against %s", a.form(), b.form())
+	case a.Dense != nil && !slices.Equal(a.Dense.Shape, b.Dense.Shape):
+		return Split{}, fmt.Errorf("samples of shape %v against %v", a.Dense.Shape, b.Dense.Shape)
 	}
 	out := Split{NumClasses: a.NumClasses, Y: append(append(make([]int, 0, a.Len()+b.Len()), a.Y...), b.Y...)}
 	if a.Sparse != nil && b.Sparse != nil {
@@ -304,7 +313,18 @@ func concatSplits(a, b *Split) Split {
 		}
 		out.Dense = d
 	}
-	return out
+	return out, nil
+}
+
+// form names the input form of s.
+func (s *Split) form() string {
+	switch {
+	case s.Sparse != nil:
+		return "sparse"
+	case s.Dense != nil:
+		return "dense"
+	}
+	return "no"
 }
 
 // Histogram returns the number of samples of each class.
