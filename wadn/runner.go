@@ -140,7 +140,10 @@ const ExperimentFile = "experiment.json"
 const SettingsFile = "settings.json"
 
 // settings are what decides an experiment's results, as recorded in its
-// SettingsFile; seeds and thread counts are not among them.
+// SettingsFile. Seeds are not among them, nor is the thread count: the
+// kernels split their work so that every sum runs in the same order whatever
+// the count (TestGemmThreadsExact, TestThreadsAgree), and a run resumed with
+// other threads continues the same arithmetic.
 type settings struct {
 	Dataset  string
 	Target   string

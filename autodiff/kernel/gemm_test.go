@@ -476,3 +476,38 @@ func TestPackRows8(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmThreadsExact: the threads split C by rows or columns, never the
+// sum over k, so every element is summed in the same order whatever the
+// thread count and the products agree to the bit. Training results, and a
+// run resumed with another --threads, depend on it.
+func TestGemmThreadsExact(t *testing.T) {
+	cases := []gemmCase{
+		{m: 100, n: 500, k: 400, alpha: 1, beta: 0},
+		{transA: true, m: 97, n: 490, k: 390, padA: 3, alpha: 0.5, beta: 2},
+		{transB: true, m: 200, n: 7, k: 800, padC: 1, alpha: 1, beta: 1},
+		{m: 20, n: 1000, k: 5000, alpha: 1, beta: 0},
+	}
+	rng := rand.New(rand.NewPCG(5, 8))
+	forEachImpl(t, func(t *testing.T) {
+		for _, c := range cases {
+			p := newProblem[float32](c, rng)
+			run := func(threads int) []float32 {
+				cm := append([]float32(nil), p.c0...)
+				withThreads(threads, func() {
+					Gemm(c.transA, c.transB, c.m, c.n, c.k, float32(c.alpha), p.a, p.lda, p.b, p.ldb, float32(c.beta), cm, p.ldc)
+				})
+				return cm
+			}
+			one := run(1)
+			for _, threads := range []int{2, 3} {
+				got := run(threads)
+				for i := range one {
+					if math.Float32bits(got[i]) != math.Float32bits(one[i]) {
+						t.Fatalf("%+v: element %d is %v with %d threads, %v with one", c, i, got[i], threads, one[i])
+					}
+				}
+			}
+		}
+	})
+}
