@@ -16,10 +16,12 @@ import (
 // The batch has one block of Batch rows per split: the sources in order,
 // then the target's training split. In the unsupervised scenarios that
 // block is the unlabelled target. In the limited-label scenario it is the
-// labelled 10%, and one more block of rows drawn from the target's test
-// split, its labels unread, serves as the unlabelled target: the baselines
-// are transductive there, as is standard in semi-supervised domain
-// adaptation.
+// labelled 10%, which the adversarial, moment and entropy terms also take,
+// labels unread, as their target sample: the protocol has no other target
+// data, and WADN sees the same. With Config.Transductive one more block,
+// drawn from the target's test split with its labels unread, serves as the
+// unlabelled target instead (the semi-supervised setting the MME and DANN
+// papers use), as WADN's critics then do.
 type baseCommon struct {
 	b      BaselineConfig
 	splits []*data.Split
@@ -34,7 +36,7 @@ func (c *baseCommon) init(tr *trainer) error {
 	}
 	c.b = b
 	c.splits = slices.Clone(tr.split)
-	if tr.cfg.Scenario == data.Limited {
+	if tr.cfg.Scenario == data.Limited && tr.cfg.Transductive {
 		c.splits = append(c.splits, &tr.task.TargetTest.Split)
 	}
 	c.rows = make([][]int, len(c.splits))
@@ -46,20 +48,20 @@ type baseBatch struct {
 	z        *autodiff.Tensor[float32] // [blocks*B, d]
 	B, T     int                       // rows per block, sources
 	labelled bool                      // block T is the labelled target
-	unl      int                       // block of the unlabelled target
+	unl      int                       // block of the target sample whose labels the terms leave unread (T or T+1)
 	ys       [][]int                   // labels of the labelled blocks
 }
 
-// batch draws the unlabelled target rows of the limited-label scenario (after
-// the trainer's rows, from the step's generator) and returns the features
-// of the whole batch.
+// batch draws the unlabelled target rows of the transductive limited-label
+// scenario (after the trainer's rows, from the step's generator) and returns
+// the features of the whole batch.
 func (c *baseCommon) batch(tr *trainer) *baseBatch {
 	T, B := len(tr.task.Sources), tr.cfg.Batch
 	copy(c.rows, tr.rows)
-	bb := &baseBatch{B: B, T: T, unl: T}
+	bb := &baseBatch{B: B, T: T, unl: T, labelled: tr.cfg.Scenario == data.Limited}
 	if len(c.splits) > T+1 {
 		c.rows[T+1] = drawRows(tr.rng, c.splits[T+1].Len(), B, c.rows[T+1])
-		bb.labelled, bb.unl = true, T+1
+		bb.unl = T + 1
 	}
 	labelled := T
 	if bb.labelled {

@@ -532,3 +532,57 @@ func TestBaselineTargetDist(t *testing.T) {
 		t.Errorf("last epoch's predicted target class-0 share %v (accuracy %.1f%%), want near the true 0.1", last.TargetDist[0], last.Accuracy)
 	}
 }
+
+// TestBaselinesLimitedTestRows checks which target rows the baselines train
+// on with limited labels: by default only the labelled 10%, so other test
+// rows leave every training loss unchanged; with Transductive also the test
+// rows, labels unread, so other test rows change the losses and flipped
+// test labels do not.
+func TestBaselinesLimitedTestRows(t *testing.T) {
+	otherRows := func(task *data.Task) { task.TargetTest = tinySparse("t", 30, 0.5, 2, 8) }
+	flipped := func(task *data.Task) {
+		y := make([]int, len(task.TargetTest.Y))
+		for i, v := range task.TargetTest.Y {
+			y[i] = 1 - v
+		}
+		task.TargetTest.Y = y
+	}
+	for _, m := range Methods() {
+		if m.Name == "wadn" || !slices.Contains(m.Scenarios, data.Limited) {
+			continue
+		}
+		t.Run(m.Name, func(t *testing.T) {
+			losses := func(transductive bool, change func(*data.Task)) []float64 {
+				t.Helper()
+				task := tinyTask(data.Limited)
+				if change != nil {
+					change(task)
+				}
+				cfg := tinyConfig(t, data.Limited)
+				cfg.Epochs, cfg.Transductive = 2, transductive
+				res, err := train(context.Background(), m.new(), task, cfg, RunOptions{Seed: 4})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var l []float64
+				for _, e := range res.History {
+					l = append(l, e.Loss)
+				}
+				return l
+			}
+			plain := losses(false, nil)
+			if got := losses(false, otherRows); !slices.Equal(got, plain) {
+				t.Errorf("other test rows changed the losses: %v, want %v", got, plain)
+			}
+			trans := losses(true, nil)
+			if got := losses(true, flipped); !slices.Equal(got, trans) {
+				t.Errorf("transductive: flipped test labels changed the losses: %v, want %v", got, trans)
+			}
+			// RLUS and Source+Tar have no term on unlabelled target rows.
+			noTerm := m.Name == "rlus" || m.Name == "source"
+			if got := losses(true, otherRows); slices.Equal(got, trans) != noTerm {
+				t.Errorf("transductive: other test rows give losses %v, against %v (want them to differ: %v)", got, trans, !noTerm)
+			}
+		})
+	}
+}

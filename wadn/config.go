@@ -55,11 +55,14 @@ type Config struct {
 	// 75.39% against 81.58% and 76.54% without). Other scenarios ignore it.
 	TargetWeight float64
 
-	// Transductive, with limited target labels, gives the critics a block of
-	// unlabelled target rows drawn from the target's test split (labels
-	// unread) in place of the labelled rows, as the baselines' adversarial
-	// and entropy terms use it; the centroids keep the labelled rows. The
-	// authors' code aligns the labelled rows only. Other scenarios ignore it.
+	// Transductive, with limited target labels, lets every method read the
+	// target's test rows, labels unread, as its unlabelled target sample:
+	// WADN's critics compare the sources with a block of them in place of
+	// the labelled rows (the centroids keep the labelled rows), and the
+	// baselines' adversarial, moment and entropy terms take them in place
+	// of the labelled rows. Off, the default, the protocol's labelled 10%
+	// is all any method sees of the target, as in the paper, whose
+	// baselines score about as with no labels. Other scenarios ignore it.
 	Transductive bool
 
 	Dropout float64 // drop probability of the Amazon MLP

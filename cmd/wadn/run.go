@@ -242,7 +242,7 @@ func (h *hyper) flags(fs *flag.FlagSet) {
 	fs.IntVar(&h.alignStart, "align-start", 0, "first epoch whose steps include the conditional (centroid and critic) terms (default 20 amazon uda/partial, else 1)")
 	fs.IntVar(&h.explicitStart, "explicit-start", 0, "first epoch whose steps include the centroid term, the critics starting at --align-start (default: with them)")
 	fs.BoolVar(&h.heldOut, "held-out", false, "estimate alpha from each source's confusion on its held-out test rows")
-	fs.BoolVar(&h.transductive, "transductive", false, "limited labels: the critics see unlabelled target rows of the test split (labels unread), as the baselines do")
+	fs.BoolVar(&h.transductive, "transductive", false, "limited labels: every method also reads the target's test rows, labels unread, as its unlabelled target sample (default: the labelled 10% is all it sees of the target)")
 	fs.BoolVar(&h.oracleAlpha, "oracle-alpha", false, "diagnostic: fix alpha at the true label ratios (reads the target labels)")
 	fs.BoolVar(&h.evalEstimate, "eval-estimate", false, "estimate alpha from an evaluation-mode pass over all training samples")
 	fs.IntVar(&h.depth, "depth", 0, "Amazon extractor depth: 1 as the paper describes, 3 as the authors' code (default 3)")
