@@ -32,6 +32,10 @@ type BaselineConfig struct {
 	M3SDAMu float64
 	// M3SDAOrder is the highest moment M3SDA matches (4).
 	M3SDAOrder int
+	// M3SDACentral matches, from the second order on, the moments of each
+	// block's features about the block's mean, as the M3SDA authors' code
+	// does, instead of the raw moments of the DARN code's M3SDA.
+	M3SDACentral bool
 	// PADAMu weighs PADA's class-weighted adversarial term (1: the PADA
 	// paper), reached through the ramp 2/(1+exp(-PADARamp*p)) - 1 of the
 	// gradient-reversal coefficient over the training progress p.

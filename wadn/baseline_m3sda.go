@@ -1,6 +1,8 @@
 package wadn
 
 import (
+	"slices"
+
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/nn"
@@ -84,7 +86,7 @@ func (a *m3sdaAlgo) step(tr *trainer, epoch int) error {
 	for t := range blocks {
 		blocks[t] = bb.block(bb.z, t)
 	}
-	mom := m3sdaMoments(blocks, bb.block(bb.z, bb.unl), a.b.M3SDAOrder)
+	mom := m3sdaMoments(blocks, bb.block(bb.z, bb.unl), a.b.M3SDAOrder, a.b.M3SDACentral)
 	for t := range bb.T {
 		tr.st.Sums.Explicit[t] += float64(mom.Item())
 	}
@@ -127,32 +129,44 @@ func (a *m3sdaAlgo) endEpoch(tr *trainer, epoch int, log *EpochLog) error { retu
 //
 //	sum_k [ sum_t ||E_t z^k - E_T z^k|| + sum_{t<u} ||E_t z^k - E_u z^k|| ]
 //
-// with ||x|| = sqrt(sum x^2 + 1e-10), finite at zero.
-func m3sdaMoments[T kernel.Float](src []*autodiff.Tensor[T], tgt *autodiff.Tensor[T], order int) *autodiff.Tensor[T] {
+// with ||x|| = sqrt(sum x^2 + 1e-10), finite at zero. With central, the
+// moments of order 2 and up are taken of z - E z, each block about its own
+// mean.
+func m3sdaMoments[T kernel.Float](src []*autodiff.Tensor[T], tgt *autodiff.Tensor[T], order int, central bool) *autodiff.Tensor[T] {
 	dist := func(a, b *autodiff.Tensor[T]) *autodiff.Tensor[T] {
 		return autodiff.RowNorm(autodiff.Sub(a, b), 1e-10)
 	}
-	ps := append([]*autodiff.Tensor[T](nil), src...)
-	pt := tgt
+	blocks := append(append([]*autodiff.Tensor[T](nil), src...), tgt)
 	var terms []*autodiff.Tensor[T]
-	for k := 1; k <= order; k++ {
-		if k > 1 {
-			for i := range ps {
-				ps[i] = autodiff.Mul(ps[i], src[i])
-			}
-			pt = autodiff.Mul(pt, tgt)
-		}
-		ms := make([]*autodiff.Tensor[T], len(ps))
-		for i, p := range ps {
-			ms[i] = autodiff.Mean(p, false, 0)
-		}
-		mt := autodiff.Mean(pt, false, 0)
-		for i := range ms {
-			terms = append(terms, dist(mt, ms[i]))
-			for j := i + 1; j < len(ms); j++ {
-				terms = append(terms, dist(ms[i], ms[j]))
+	add := func(m []*autodiff.Tensor[T]) {
+		n := len(m) - 1 // m[n] is the target
+		for i := range n {
+			terms = append(terms, dist(m[n], m[i]))
+			for j := i + 1; j < n; j++ {
+				terms = append(terms, dist(m[i], m[j]))
 			}
 		}
+	}
+	means := make([]*autodiff.Tensor[T], len(blocks))
+	for i, b := range blocks {
+		means[i] = autodiff.Mean(b, false, 0)
+	}
+	add(means)
+	base := blocks
+	if central {
+		base = make([]*autodiff.Tensor[T], len(blocks))
+		for i, b := range blocks {
+			base[i] = autodiff.Sub(b, autodiff.Mean(b, true, 0))
+		}
+	}
+	pow := slices.Clone(base)
+	for k := 2; k <= order; k++ {
+		m := make([]*autodiff.Tensor[T], len(pow))
+		for i := range pow {
+			pow[i] = autodiff.Mul(pow[i], base[i])
+			m[i] = autodiff.Mean(pow[i], false, 0)
+		}
+		add(m)
 	}
 	return sumTerms(terms...)
 }

@@ -274,11 +274,21 @@ func TestM3SDAMoments(t *testing.T) {
 		src = append(src, tx)
 	}
 	xt, tt := mk(n, d)
-	moment := func(x []float64, k int) []float64 {
+	// moment returns the k-th moment of each column of x, about the
+	// column's mean when central and k > 1.
+	moment := func(x []float64, k int, central bool) []float64 {
+		mean := make([]float64, d)
+		if central && k > 1 {
+			for i := range n {
+				for j := range d {
+					mean[j] += x[i*d+j] / n
+				}
+			}
+		}
 		m := make([]float64, d)
 		for i := range n {
 			for j := range d {
-				m[j] += math.Pow(x[i*d+j], float64(k)) / n
+				m[j] += math.Pow(x[i*d+j]-mean[j], float64(k)) / n
 			}
 		}
 		return m
@@ -290,25 +300,39 @@ func TestM3SDAMoments(t *testing.T) {
 		}
 		return math.Sqrt(s + 1e-10)
 	}
-	for _, order := range []int{1, 2, 4} {
-		var want float64
-		for k := 1; k <= order; k++ {
-			mt := moment(xt, k)
-			for i := range raw {
-				want += dist(mt, moment(raw[i], k))
-				for j := i + 1; j < len(raw); j++ {
-					want += dist(moment(raw[i], k), moment(raw[j], k))
+	for _, central := range []bool{false, true} {
+		for _, order := range []int{1, 2, 4} {
+			var want float64
+			for k := 1; k <= order; k++ {
+				mt := moment(xt, k, central)
+				for i := range raw {
+					want += dist(mt, moment(raw[i], k, central))
+					for j := i + 1; j < len(raw); j++ {
+						want += dist(moment(raw[i], k, central), moment(raw[j], k, central))
+					}
 				}
 			}
+			got := m3sdaMoments(src, tt, order, central).Item()
+			if math.Abs(got-want) > 1e-10*math.Max(1, want) {
+				t.Errorf("order %d, central %v: %v, want %v", order, central, got, want)
+			}
 		}
-		got := m3sdaMoments(src, tt, order).Item()
-		if math.Abs(got-want) > 1e-10*math.Max(1, want) {
-			t.Errorf("order %d: %v, want %v", order, got, want)
+		// Identical domains have no moment distance beyond the norm's epsilon.
+		if v := m3sdaMoments(src[:1], src[0], 4, central).Item(); v > 4*1e-5 {
+			t.Errorf("central %v: distance of a domain to itself %v", central, v)
 		}
 	}
-	// Identical domains have no moment distance beyond the norm's epsilon.
-	if v := m3sdaMoments(src[:1], src[0], 4).Item(); v > 4*1e-5 {
-		t.Errorf("distance of a domain to itself %v", v)
+	// Central moments ignore a shift of a domain beyond its mean: shifting
+	// the target by a constant changes only the first-order term.
+	shifted := slices.Clone(xt)
+	for i := range shifted {
+		shifted[i] += 3
+	}
+	ts := autodiff.New(shifted, n, d)
+	d1 := m3sdaMoments(src, ts, 1, true).Item() - m3sdaMoments(src, tt, 1, true).Item()
+	d4 := m3sdaMoments(src, ts, 4, true).Item() - m3sdaMoments(src, tt, 4, true).Item()
+	if math.Abs(d4-d1) > 1e-9 {
+		t.Errorf("shifting the target changed the central terms by %v (first order %v)", d4-d1, d1)
 	}
 }
 

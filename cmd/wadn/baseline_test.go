@@ -49,6 +49,7 @@ func TestBaselineFlags(t *testing.T) {
 		{nil, func(b *wadn.BaselineConfig) {}},
 		{[]string{"--mu", "0.1", "--mdan-hard"}, func(b *wadn.BaselineConfig) { b.Mu, b.MDANHard = 0.1, true }},
 		{[]string{"--darn-gamma", "2", "--m3sda-order", "2", "--m3sda-mu", "0"}, func(b *wadn.BaselineConfig) { b.DARNGamma, b.M3SDAOrder, b.M3SDAMu = 2, 2, 0 }},
+		{[]string{"--m3sda-central"}, func(b *wadn.BaselineConfig) { b.M3SDACentral = true }},
 		{[]string{"--mme-lambda", "0.2", "--mme-temp", "0.1", "--rlus-c", "3", "--target-weight", "0.5"},
 			func(b *wadn.BaselineConfig) { b.MMELambda, b.MMETemp, b.RLUSC, b.TargetWeight = 0.2, 0.1, 3, 0.5 }},
 		{[]string{"--pada-mu", "0.3", "--pada-ramp", "5", "--mdan-gamma", "1"}, func(b *wadn.BaselineConfig) { b.PADAMu, b.PADARamp, b.MDANGamma = 0.3, 5, 1 }},

@@ -14,7 +14,7 @@ type baselineFlags struct {
 	mu, mdanGamma, darnGamma, m3sdaMu, padaMu, padaRamp float64
 	mmeLambda, mmeTemp, rlusC, targetWeight             float64
 	m3sdaOrder                                          int
-	mdanHard                                            bool
+	mdanHard, m3sdaCentral                              bool
 }
 
 // register defines the flags on fs.
@@ -25,6 +25,7 @@ func (b *baselineFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&b.darnGamma, "darn-gamma", 0, "darn: scale of the losses before the L2 projection (default 1)")
 	fs.Float64Var(&b.m3sdaMu, "m3sda-mu", 0, "m3sda: weight of the moment-matching term (default 5e-4 amazon, 1e-7 digits)")
 	fs.IntVar(&b.m3sdaOrder, "m3sda-order", 0, "m3sda: highest matched moment (default 4)")
+	fs.BoolVar(&b.m3sdaCentral, "m3sda-central", false, "m3sda: match the moments of order 2 and up about each domain's mean, as the M3SDA code does (default: raw moments, as the DARN code)")
 	fs.Float64Var(&b.padaMu, "pada-mu", 0, "pada: weight of the class-weighted adversarial term (default 1)")
 	fs.Float64Var(&b.padaRamp, "pada-ramp", 0, "pada: steepness of the gradient-reversal ramp 2/(1+exp(-r*p))-1 (default 10)")
 	fs.Float64Var(&b.mmeLambda, "mme-lambda", 0, "mme: weight of the adversarial entropy (default 0.1)")
@@ -49,6 +50,8 @@ func (b *baselineFlags) apply(fs *flag.FlagSet, bc *wadn.BaselineConfig) {
 			bc.M3SDAMu = b.m3sdaMu
 		case "m3sda-order":
 			bc.M3SDAOrder = b.m3sdaOrder
+		case "m3sda-central":
+			bc.M3SDACentral = b.m3sdaCentral
 		case "pada-mu":
 			bc.PADAMu = b.padaMu
 		case "pada-ramp":
