@@ -97,6 +97,22 @@ type Row struct {
 	ExperimentResult
 	Dir       string  // the experiment's output directory
 	Published float64 // the paper's number, NaN when there is none
+	// Variant says how the experiment's recorded settings differ from the
+	// defaults ("C0 0.03, Transductive true"), "" when they do not. When
+	// the settings cannot tell two experiments of a method and target apart
+	// (one run twice, or run before settings were recorded) the directory
+	// follows ("dir NAME", after "settings unrecorded" for the latter).
+	// Rows of one method with different variants are reported apart.
+	Variant  string
+	recorded bool // the directory records its settings
+}
+
+// Label returns the row's method with its Variant, if any, in brackets.
+func (r *Row) Label() string {
+	if r.Variant == "" {
+		return r.Method
+	}
+	return r.Method + " [" + r.Variant + "]"
 }
 
 // Collect finds every finished experiment (experiment.json) under dir.
@@ -118,6 +134,9 @@ func Collect(dir string) ([]Row, error) {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		r.Dir = filepath.Dir(path)
+		if r.Variant, r.recorded, err = readVariant(r.Dir); err != nil {
+			return err
+		}
 		r.Published = math.NaN()
 		if v, ok := Published[r.Scenario][r.Dataset][r.Method][r.Target]; ok {
 			r.Published = v
@@ -131,6 +150,34 @@ func Collect(dir string) ([]Row, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("no %s under %s: run 'wadn run --out DIR' first", ExperimentFile, dir)
 	}
+	// Experiments that their settings cannot tell apart are named by their
+	// directories: all those that record no settings, and those that do
+	// when two or more of them record the same.
+	type cell struct{ sc, ds, label, target string }
+	all, recorded := map[cell]int{}, map[cell]int{}
+	key := func(r *Row) cell { return cell{r.Scenario, r.Dataset, r.Label(), r.Target} }
+	for i := range rows {
+		all[key(&rows[i])]++
+		if rows[i].recorded {
+			recorded[key(&rows[i])]++
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		k := key(r)
+		if all[k] == 1 || (r.recorded && recorded[k] == 1) {
+			continue
+		}
+		rel, err := filepath.Rel(dir, r.Dir)
+		if err != nil {
+			rel = r.Dir
+		}
+		name := "dir " + filepath.ToSlash(rel)
+		if !r.recorded {
+			name = "settings unrecorded, " + name
+		}
+		r.Variant = strings.TrimPrefix(r.Variant+", "+name, ", ")
+	}
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		if a.Scenario != b.Scenario {
@@ -141,6 +188,9 @@ func Collect(dir string) ([]Row, error) {
 		}
 		if a.Method != b.Method {
 			return a.Method < b.Method
+		}
+		if a.Variant != b.Variant {
+			return a.Variant < b.Variant
 		}
 		return a.Target < b.Target
 	})
@@ -155,12 +205,12 @@ func WriteTable(w io.Writer, rows []Row) error {
 	var b strings.Builder
 	fmt.Fprintln(&b, "| scenario | dataset | method | target | seeds | accuracy (%) | paper | difference |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|")
-	type key struct{ sc, ds, m string }
+	type key struct{ sc, ds, m, label string }
 	var order []key
 	sums := map[key][]float64{}
 	pubs := map[key][]float64{}
 	for _, r := range rows {
-		k := key{r.Scenario, r.Dataset, r.Method}
+		k := key{r.Scenario, r.Dataset, r.Method, r.Label()}
 		if _, ok := sums[k]; !ok {
 			order = append(order, k)
 		}
@@ -172,7 +222,7 @@ func WriteTable(w io.Writer, rows []Row) error {
 			pubs[k] = append(pubs[k], r.Published)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.2f ± %.2f | %s | %s |\n",
-			r.Scenario, r.Dataset, r.Method, r.Target, len(r.Seeds), r.Mean, r.Std, pub, diff)
+			r.Scenario, r.Dataset, r.Label(), r.Target, len(r.Seeds), r.Mean, r.Std, pub, diff)
 	}
 	for _, k := range order {
 		m, _ := meanStd(sums[k])
@@ -183,7 +233,7 @@ func WriteTable(w io.Writer, rows []Row) error {
 		} else if pm, ok := PublishedAverage[k.sc][k.ds][k.m]; ok {
 			pub, diff = fmt.Sprintf("%.2f (all targets)", pm), fmt.Sprintf("%+.2f", m-pm)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | **average** over %d | | %.2f | %s | %s |\n", k.sc, k.ds, k.m, len(sums[k]), m, pub, diff)
+		fmt.Fprintf(&b, "| %s | %s | %s | **average** over %d | | %.2f | %s | %s |\n", k.sc, k.ds, k.label, len(sums[k]), m, pub, diff)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -199,7 +249,8 @@ func WriteTable(w io.Writer, rows []Row) error {
 func WriteComparison(w io.Writer, rows []Row) error {
 	type group struct{ sc, ds string }
 	var groups []group
-	cells := map[group]map[string]map[string]Row{} // target -> method -> row
+	cells := map[group]map[string]map[string]Row{} // target -> label -> row
+	method := map[string]string{}                  // label -> method
 	for _, r := range rows {
 		g := group{r.Scenario, r.Dataset}
 		if cells[g] == nil {
@@ -209,7 +260,12 @@ func WriteComparison(w io.Writer, rows []Row) error {
 		if cells[g][r.Target] == nil {
 			cells[g][r.Target] = map[string]Row{}
 		}
-		cells[g][r.Target][r.Method] = r
+		cells[g][r.Target][r.Label()] = r
+		method[r.Label()] = r.Method
+	}
+	rank := map[string]int{}
+	for i, m := range MethodNames() {
+		rank[m] = i + 1
 	}
 	var b strings.Builder
 	for _, g := range groups {
@@ -222,19 +278,25 @@ func WriteComparison(w io.Writer, rows []Row) error {
 			}
 		}
 		sort.Strings(targets)
+		// WADN and the baselines in the order of Methods, then any others;
+		// each method's variants after its defaults.
 		var order []string
-		for _, m := range MethodNames() {
-			if present[m] {
-				order = append(order, m)
-				delete(present, m)
-			}
-		}
-		var rest []string
 		for m := range present {
-			rest = append(rest, m)
+			order = append(order, m)
 		}
-		sort.Strings(rest)
-		order = append(order, rest...)
+		sort.Slice(order, func(i, j int) bool {
+			ri, rj := rank[method[order[i]]], rank[method[order[j]]]
+			if ri == 0 {
+				ri = len(rank) + 1
+			}
+			if rj == 0 {
+				rj = len(rank) + 1
+			}
+			if ri != rj {
+				return ri < rj
+			}
+			return order[i] < order[j]
+		})
 
 		fmt.Fprintf(&b, "\n%s, %s: accuracy (%%), mean ± std over seeds (paper)\n\n| target |", g.sc, g.ds)
 		for _, m := range order {
@@ -267,7 +329,7 @@ func WriteComparison(w io.Writer, rows []Row) error {
 			}
 			avg, _ := meanStd(means)
 			pub := ""
-			if p, ok := paperAverage(g.sc, g.ds, m); ok {
+			if p, ok := paperAverage(g.sc, g.ds, method[m]); ok {
 				pub = fmt.Sprintf(" (%.2f)", p)
 			}
 			fmt.Fprintf(&b, " %.2f [%d]%s |", avg, len(means), pub)
@@ -318,6 +380,9 @@ func WritePlots(outDir string, rows []Row) ([]string, error) {
 			return files, err
 		}
 		base := fmt.Sprintf("%s-%s-%s-%s-seed%d", r.Dataset, r.Target, r.Scenario, r.Method, r.Seeds[0])
+		if r.Variant != "" {
+			base += "-" + fileSafe(r.Variant)
+		}
 		var lam, alpha []series
 		for t, src := range r.Sources {
 			s := series{name: src}
@@ -353,6 +418,18 @@ func WritePlots(outDir string, rows []Row) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// fileSafe returns s with every character other than a letter, digit, dot
+// or minus replaced by '_', for a file name.
+func fileSafe(s string) string {
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '-':
+			return c
+		}
+		return '_'
+	}, s)
 }
 
 type series struct {

@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wadn-go/wadn/data"
 )
 
 func TestReportTableAndPlots(t *testing.T) {
@@ -109,5 +113,92 @@ func TestReportComparison(t *testing.T) {
 	}
 	if strings.Index(out, "uda, amazon") < 0 || strings.Index(out, "limited, amazon") < 0 {
 		t.Errorf("report lacks a group title:\n%s", out)
+	}
+}
+
+// TestReportVariants checks that experiments of one method and target run
+// with other settings are reported apart, labelled by the settings that
+// differ from the defaults, that experiments the settings cannot tell apart
+// are named by their directories, and that their plots do not overwrite
+// one another.
+func TestReportVariants(t *testing.T) {
+	dir := t.TempDir()
+	write := func(sub string, acc float64, change func(*settings)) {
+		t.Helper()
+		exp := filepath.Join(dir, sub)
+		res := ExperimentResult{Dataset: "amazon", Target: "kitchen", Sources: []string{"books", "dvd", "electronics"},
+			Scenario: "uda", Method: "wadn", Seeds: []uint64{0}, Accuracy: []float64{acc}}
+		res.Mean, res.Std = meanStd(res.Accuracy)
+		if err := writeJSON(filepath.Join(exp, ExperimentFile), res); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(exp, "seed0"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeLog(filepath.Join(exp, "seed0"), []EpochLog{{Epoch: 1, Lambda: []float64{1, 0, 0}, Alpha: [][]float64{{1, 1}, {1, 1}, {1, 1}}}}); err != nil {
+			t.Fatal(err)
+		}
+		if change == nil {
+			return
+		}
+		cfg, err := DefaultConfig("amazon", data.UDA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Baseline = DefaultBaselineConfig("amazon", data.UDA)
+		s := settings{Dataset: "amazon", Target: "kitchen", Method: "wadn", Config: cfg, Protocol: data.AmazonProtocol(data.UDA)}
+		change(&s)
+		if err := writeJSON(filepath.Join(exp, SettingsFile), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("default", 82, func(*settings) {})
+	write("c0", 79, func(s *settings) { s.Config.C0 = 0.03 })
+	write("fixed", 78, func(s *settings) { s.Protocol.Pool, s.Config.Baseline.M3SDACentral = false, true })
+	write("sources", 77, func(s *settings) { s.Sources = []string{"books", "dvd"} })
+	write("old1", 81, nil)
+	write("old2", 80, nil)
+	rows, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, r := range rows {
+		got[r.Label()] = r.Mean
+	}
+	want := map[string]float64{
+		"wadn":           82,
+		"wadn [C0 0.03]": 79,
+		"wadn [Baseline.M3SDACentral true, Protocol.Pool false]": 78,
+		"wadn [sources books,dvd]":                               77,
+		"wadn [settings unrecorded, dir old1]":                   81,
+		"wadn [settings unrecorded, dir old2]":                   80,
+	}
+	if !cmp.Equal(got, want) {
+		t.Errorf("labels and means: %v\nwant %v", got, want)
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"| uda | amazon | wadn [C0 0.03] | kitchen | 1 | 79.00 ± 0.00 | 83.73 | -4.73 |",
+		"| target | wadn | wadn [Baseline.M3SDACentral true, Protocol.Pool false] | wadn [C0 0.03] |", " 79.00 ± 0.00 (83.73) |"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("report lacks %q:\n%s", w, b.String())
+		}
+	}
+	files, err := WritePlots(filepath.Join(dir, "plots"), rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2*len(rows) {
+		t.Errorf("%d plot files for %d experiments: %v", len(files), len(rows), files)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f] {
+			t.Errorf("plot %s written twice", f)
+		}
+		seen[f] = true
 	}
 }

@@ -99,20 +99,13 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "wadn run: --method: %v\n", err)
 		return errUsage
 	}
-	var proto data.Protocol
-	switch ds {
-	case "amazon":
-		proto = data.AmazonProtocol(sc)
-		if *target == "" {
-			*target = "kitchen"
-		}
-	case "digits":
-		proto = data.DigitsProtocol(sc)
-		if *target == "" {
-			*target = "mnist"
-		}
-	default:
-		proto = data.OfficeHomeProtocol(sc)
+	proto, err := wadn.DefaultProtocol(ds, sc)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "wadn run: %v\n", err)
+		return errUsage
+	}
+	if *target == "" {
+		*target = map[string]string{"amazon": "kitchen", "digits": "mnist"}[ds]
 	}
 	switch *split {
 	case "":

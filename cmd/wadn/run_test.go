@@ -54,7 +54,7 @@ func TestRunEmbeddedAmazon(t *testing.T) {
 		t.Errorf("accuracy %v after four epochs: the network did not learn", res.Mean)
 	}
 	code, stdout, errOut = runArgs(t, "", "report", out)
-	if code != 0 || !strings.Contains(stdout, "| uda | amazon | wadn | kitchen | 1 |") {
+	if code != 0 || !strings.Contains(stdout, "| uda | amazon | wadn [Epochs 4] | kitchen | 1 |") {
 		t.Errorf("report: exit %d, stdout %q, stderr %q", code, stdout, errOut)
 	}
 }
