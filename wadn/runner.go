@@ -29,6 +29,10 @@ type Experiment struct {
 	Domains  []data.Domain // the loaded domains (see LoadDomains)
 	OutDir   string        // one sub-directory per seed; "" keeps nothing
 	Resume   bool          // continue unfinished seeds, skip finished ones
+	// KeepCheckpoints keeps each seed's last checkpoint (CheckpointFile,
+	// 66 MB for the Amazon network) after its result is written; by default
+	// it is removed then, since only an unfinished seed resumes from it.
+	KeepCheckpoints bool
 	// Progress, when set, is called after every step of every seed.
 	Progress func(seed uint64, p StepProgress)
 }
@@ -276,6 +280,11 @@ func (e *Experiment) runSeed(ctx context.Context, domains []data.Domain, seed ui
 	if dir != "" {
 		if err := writeJSON(filepath.Join(dir, ResultFile), r); err != nil {
 			return nil, err
+		}
+		if !e.KeepCheckpoints {
+			if err := os.Remove(filepath.Join(dir, CheckpointFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
 		}
 	}
 	return r, nil

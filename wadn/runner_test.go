@@ -94,3 +94,33 @@ func TestResumeChecksSettings(t *testing.T) {
 		t.Errorf("settings not recorded on resume: %v", err)
 	}
 }
+
+// TestCheckpointsRemoved checks that a finished seed's checkpoint is removed
+// once its result is written, unless KeepCheckpoints, and that a resume
+// reads finished seeds from their results either way.
+func TestCheckpointsRemoved(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		dir := t.TempDir()
+		e := tinyExperiment(t, dir)
+		e.KeepCheckpoints = keep
+		first, err := e.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, seed := range []string{"seed0", "seed1"} {
+			if _, err := os.Stat(filepath.Join(dir, seed, ResultFile)); err != nil {
+				t.Fatalf("keep %v: %v", keep, err)
+			}
+			_, err := os.Stat(filepath.Join(dir, seed, CheckpointFile))
+			if kept := err == nil; kept != keep {
+				t.Errorf("keep %v: %s checkpoint kept %v (%v)", keep, seed, kept, err)
+			}
+		}
+		e = tinyExperiment(t, dir)
+		e.Resume = true
+		again, err := e.Run(context.Background())
+		if err != nil || again.Mean != first.Mean {
+			t.Errorf("keep %v: resumed mean %v (error %v), first %v", keep, again.Mean, err, first.Mean)
+		}
+	}
+}

@@ -23,7 +23,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "run WADN or a baseline on one target over several seeds (default: WADN, Amazon, unsupervised, target kitchen)",
-		usage:   "[--dataset amazon|digits|officehome] [--target T] [--sources A,B] [--scenario uda|limited|partial] [--method wadn|source|dann|mdan|mdmn|m3sda|darn|pada|mme|rlus] [--seeds 0,1,2] [--epochs N] [--data DIR] [--out DIR] [--resume] [--threads N] [--json]",
+		usage:   "[--dataset amazon|digits|officehome] [--target T] [--sources A,B] [--scenario uda|limited|partial] [--method wadn|source|dann|mdan|mdmn|m3sda|darn|pada|mme|rlus] [--seeds 0,1,2] [--epochs N] [--data DIR] [--out DIR] [--resume] [--keep-checkpoints] [--threads N] [--json]",
 		run:     runRun,
 	})
 	defaultCommand = "run"
@@ -41,6 +41,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	epochs := fs.Int("epochs", 0, "epochs per run (0: the paper's, 50 for amazon and 60 for digits)")
 	dir := fs.String("data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+"; amazon falls back to the embedded copy)")
 	out := fs.String("out", "", "output directory (default runs/DATASET-TARGET-SCENARIO-METHOD)")
+	keep := fs.Bool("keep-checkpoints", false, "keep each finished seed's last checkpoint (by default removed once its result.json is written)")
 	resume := fs.Bool("resume", false, "continue an interrupted experiment in the output directory (with the settings it recorded)")
 	threads := fs.Int("threads", 0, "worker threads (0: all cores)")
 	asJSON := fs.Bool("json", false, "print the final result as one JSON object")
@@ -144,7 +145,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	exp := &wadn.Experiment{
 		Dataset: ds, Target: *target, Sources: srcs, Method: *method, Seeds: seedList,
-		Config: cfg, Protocol: proto, Domains: domains, OutDir: *out, Resume: *resume,
+		Config: cfg, Protocol: proto, Domains: domains, OutDir: *out, Resume: *resume, KeepCheckpoints: *keep,
 	}
 	if !*quiet {
 		var last time.Time
