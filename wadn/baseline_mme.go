@@ -64,7 +64,8 @@ func (h *cosineHead) SetTrain(train bool) { h.inner.SetTrain(train) }
 // temperature MMETemp (cosineHead), used for evaluation too. The loss is the
 // cross-entropy over the union of the labelled batches (every source and the
 // labelled target, row for row) plus the adversarial entropy mmeAdentropy
-// (weight MMELambda) of the unlabelled target, computed through a
+// (weight MMELambda) of the target sample, its labels unread (the labelled
+// rows, or with Config.Transductive test rows; see baseCommon), computed through a
 // gradient-reversal layer in front of the classifier: the classifier
 // minimises lambda*sum p log p, so it raises the target entropy, while the
 // extractor, its gradient reversed, lowers it. MME's two updates per batch
