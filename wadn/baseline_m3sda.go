@@ -156,7 +156,7 @@ func m3sdaMoments[T kernel.Float](src []*autodiff.Tensor[T], tgt *autodiff.Tenso
 	if central {
 		base = make([]*autodiff.Tensor[T], len(blocks))
 		for i, b := range blocks {
-			base[i] = autodiff.Sub(b, autodiff.Mean(b, true, 0))
+			base[i] = autodiff.Sub(b, means[i]) // [B,d] - [d], broadcast over rows
 		}
 	}
 	pow := slices.Clone(base)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -263,9 +264,13 @@ func WriteComparison(w io.Writer, rows []Row) error {
 		cells[g][r.Target][r.Label()] = r
 		method[r.Label()] = r.Method
 	}
-	rank := map[string]int{}
-	for i, m := range MethodNames() {
-		rank[m] = i + 1
+	// rank orders the columns: WADN and the baselines in the order of
+	// Methods, then any others.
+	rank := func(label string) int {
+		if i := slices.Index(MethodNames(), method[label]); i >= 0 {
+			return i
+		}
+		return len(methods)
 	}
 	var b strings.Builder
 	for _, g := range groups {
@@ -278,21 +283,13 @@ func WriteComparison(w io.Writer, rows []Row) error {
 			}
 		}
 		sort.Strings(targets)
-		// WADN and the baselines in the order of Methods, then any others;
-		// each method's variants after its defaults.
+		// Each method's variants after its defaults.
 		var order []string
 		for m := range present {
 			order = append(order, m)
 		}
 		sort.Slice(order, func(i, j int) bool {
-			ri, rj := rank[method[order[i]]], rank[method[order[j]]]
-			if ri == 0 {
-				ri = len(rank) + 1
-			}
-			if rj == 0 {
-				rj = len(rank) + 1
-			}
-			if ri != rj {
+			if ri, rj := rank(order[i]), rank(order[j]); ri != rj {
 				return ri < rj
 			}
 			return order[i] < order[j]
