@@ -32,14 +32,14 @@ func mergedCE(tr *trainer, bb *baseBatch, logits *autodiff.Tensor[float32]) (*au
 }
 
 // mergedClass returns the classification loss of the merged sources plus,
-// with limited labels, the labelled target's weighted term: the supervised
-// part of Source(+Tar) and DANN.
-func (c *baseCommon) mergedClass(tr *trainer, bb *baseBatch, logits *autodiff.Tensor[float32]) (*autodiff.Tensor[float32], error) {
+// with limited labels, the labelled target's term at scale times its merged
+// weight (targetWeight): the supervised part of Source(+Tar) and DANN.
+func mergedClass(tr *trainer, bb *baseBatch, logits *autodiff.Tensor[float32], scale float64) (*autodiff.Tensor[float32], error) {
 	cls, err := mergedCE(tr, bb, logits)
 	if err != nil {
 		return nil, err
 	}
-	tl, err := bb.targetLoss(logits, targetWeight(tr, c.b.TargetWeight))
+	tl, err := bb.targetLoss(logits, targetWeight(tr, scale))
 	if err != nil {
 		return nil, err
 	}
@@ -49,8 +49,8 @@ func (c *baseCommon) mergedClass(tr *trainer, bb *baseBatch, logits *autodiff.Te
 // sourceAlgo is the Source baseline: the classifier trained on the sources
 // merged into one domain, no adaptation. In the limited-label scenario it
 // is the paper's Source+Tar: the labelled target batch's cross-entropy,
-// weighted as if merged into the source pool (BaselineConfig.TargetWeight),
-// is added.
+// weighted as if merged into the source pool, is added (whatever
+// BaselineConfig.TargetWeight says).
 type sourceAlgo struct{ baseCommon }
 
 func (a *sourceAlgo) setup(tr *trainer) (params, buffers []nn.Param[float32], err error) {
@@ -61,7 +61,7 @@ func (a *sourceAlgo) step(tr *trainer, epoch int) error {
 	bb := a.batch(tr)
 	logits := tr.m.cls.Forward(bb.z)
 	bb.countTarget(tr, logits)
-	total, err := a.mergedClass(tr, bb, logits)
+	total, err := mergedClass(tr, bb, logits, 1)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (a *dannAlgo) step(tr *trainer, epoch int) error {
 	bb := a.batch(tr)
 	logits := tr.m.cls.Forward(bb.z)
 	bb.countTarget(tr, logits)
-	cls, err := a.mergedClass(tr, bb, logits)
+	cls, err := mergedClass(tr, bb, logits, a.b.TargetWeight)
 	if err != nil {
 		return err
 	}

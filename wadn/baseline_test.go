@@ -610,3 +610,51 @@ func TestBaselinesLimitedTestRows(t *testing.T) {
 		})
 	}
 }
+
+// TestBaselinesTargetLabels checks which baselines read the labelled
+// target's labels: Source+Tar, MME and RLUS always do; the unsupervised
+// methods only through BaselineConfig.TargetWeight, so by default flipping
+// those labels leaves every loss unchanged, and with a weight it does not.
+func TestBaselinesTargetLabels(t *testing.T) {
+	flipped := func(task *data.Task) {
+		y := make([]int, len(task.TargetTrain.Y))
+		for i, v := range task.TargetTrain.Y {
+			y[i] = 1 - v
+		}
+		task.TargetTrain.Y = y
+	}
+	always := map[string]bool{"source": true, "mme": true, "rlus": true}
+	for _, m := range Methods() {
+		if m.Name == "wadn" || !slices.Contains(m.Scenarios, data.Limited) {
+			continue
+		}
+		t.Run(m.Name, func(t *testing.T) {
+			losses := func(weight float64, change func(*data.Task)) []float64 {
+				t.Helper()
+				task := tinyTask(data.Limited)
+				if change != nil {
+					change(task)
+				}
+				cfg := tinyConfig(t, data.Limited)
+				cfg.Epochs, cfg.Baseline = 2, DefaultBaselineConfig("amazon", data.Limited)
+				cfg.Baseline.TargetWeight = weight
+				res, err := train(context.Background(), m.new(), task, cfg, RunOptions{Seed: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var l []float64
+				for _, e := range res.History {
+					l = append(l, e.Loss)
+				}
+				return l
+			}
+			for _, w := range []float64{0, 1} {
+				reads := always[m.Name] || w > 0
+				plain, flip := losses(w, nil), losses(w, flipped)
+				if slices.Equal(plain, flip) == reads {
+					t.Errorf("target weight %v: losses %v with the labels flipped, %v without (want them to differ: %v)", w, flip, plain, reads)
+				}
+			}
+		})
+	}
+}

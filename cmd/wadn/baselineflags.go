@@ -31,7 +31,7 @@ func (b *baselineFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&b.mmeLambda, "mme-lambda", 0, "mme: weight of the adversarial entropy (default 0.1)")
 	fs.Float64Var(&b.mmeTemp, "mme-temp", 0, "mme: temperature of the cosine classifier (default 0.05)")
 	fs.Float64Var(&b.rlusC, "rlus-c", 0, "rlus: weight of the sample-size term of the bound (default 1)")
-	fs.Float64Var(&b.targetWeight, "target-weight", 0, "limited labels: scale of the labelled target cross-entropy, whose weight is its sample count over the sources' (default 1, as merged into the source pool, for the baselines; 0 for wadn)")
+	fs.Float64Var(&b.targetWeight, "target-weight", 0, "limited labels: scale of the labelled target cross-entropy that wadn, dann, mdan, mdmn, m3sda and darn add, whose weight is then its sample count over the sources' (1: as merged into the source pool); default 0 (source+tar always merges it, mme and rlus ignore it)")
 }
 
 // apply copies the flags that were set into bc.
