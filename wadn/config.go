@@ -85,6 +85,15 @@ type Config struct {
 	// the end of the epoch; otherwise from the training-mode predictions of
 	// the epoch's mini-batches, as the authors' code does.
 	EvalEstimate bool
+	// SoftEstimate, when set, estimates alpha from the epoch's training-mode
+	// soft-max probabilities instead of their arg-max: each source's
+	// confusion C[y][k] sums the probability of class y over its rows of
+	// label k, and the target distribution sums the target rows'
+	// probabilities. Hard counts send every target row the classifier is
+	// unsure of to the class its alpha-weighted prior favours, so the
+	// predicted share, and with it alpha, overshoots the truth; the
+	// probabilities of an undecided row split as the prior does.
+	SoftEstimate bool
 	// HeldOut, when set, estimates alpha by black-box shift estimation on
 	// held-out data: each source's confusion measured in evaluation mode on
 	// its held-out rows (data.Task.SourceTest), which training never sees, and

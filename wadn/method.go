@@ -494,6 +494,7 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 	// Target: labels for the centroids (pseudo-labels unless labelled).
 	lg := logits.Data()
 	yT := make([]int, B)
+	pr := make([]float64, K)
 	for i := range B {
 		p := argmax(lg[(T*B+i)*K : (T*B+i+1)*K])
 		if cfg.Scenario == data.Limited {
@@ -501,10 +502,9 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 		} else {
 			yT[i] = p
 		}
-		if crit == T {
-			tr.st.Sums.Pred[p]++
-		} else {
-			tr.st.Sums.Pred[argmax(lg[(crit*B+i)*K:(crit*B+i+1)*K])]++
+		prediction(pr, lg[(crit*B+i)*K:(crit*B+i+1)*K], cfg.SoftEstimate)
+		for y, v := range pr {
+			tr.st.Sums.Pred[y] += v
 		}
 	}
 	zT := autodiff.Slice(z, 0, T*B, (T+1)*B)
@@ -523,8 +523,10 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 		for i, r := range tr.rows[t] {
 			ys[i] = tr.split[t].Y[r]
 			w[i] = float32(tr.st.Alpha[t][ys[i]])
-			p := argmax(lg[(lo+i)*K : (lo+i+1)*K])
-			tr.st.Sums.Conf[t][p][ys[i]]++
+			prediction(pr, lg[(lo+i)*K:(lo+i+1)*K], cfg.SoftEstimate)
+			for y, v := range pr {
+				tr.st.Sums.Conf[t][y][ys[i]] += v
+			}
 		}
 		cls, err := autodiff.CrossEntropy(autodiff.Slice(logits, 0, lo, lo+B), ys, w, autodiff.ReduceMean)
 		if err != nil {
@@ -650,6 +652,26 @@ func (tr *trainer) endEpoch(epoch int) (EpochLog, error) {
 		log.TargetDist = normalise(s.Pred)
 	}
 	return log, nil
+}
+
+// prediction sets dst to what one row of logits adds to the estimation
+// counts: the arg-max class's indicator, or with soft the soft-max
+// probabilities.
+func prediction(dst []float64, logits []float32, soft bool) {
+	clear(dst)
+	if !soft {
+		dst[argmax(logits)] = 1
+		return
+	}
+	m := logits[argmax(logits)]
+	var sum float64
+	for y, v := range logits {
+		dst[y] = math.Exp(float64(v - m))
+		sum += dst[y]
+	}
+	for y := range dst {
+		dst[y] /= sum
+	}
 }
 
 // endEpoch re-estimates alpha (unsupervised scenarios) and lambda as the

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -363,5 +364,61 @@ func TestTransductive(t *testing.T) {
 	resumed := must(run(true, nil, RunOptions{OutDir: dir, Resume: true}))
 	if !cmp.Equal(losses(resumed), losses(base)) || resumed.Accuracy != base.Accuracy {
 		t.Errorf("resumed losses %v accuracy %v, uninterrupted %v %v", losses(resumed), resumed.Accuracy, losses(base), base.Accuracy)
+	}
+}
+
+func TestPrediction(t *testing.T) {
+	for _, c := range []struct {
+		logits []float32
+		soft   bool
+		want   []float64
+	}{
+		{[]float32{0.1, 2, -1}, false, []float64{0, 1, 0}},
+		{[]float32{3, 3}, false, []float64{1, 0}}, // ties go to the first class
+		{[]float32{0, 0}, true, []float64{0.5, 0.5}},
+		{[]float32{0, float32(math.Log(3))}, true, []float64{0.25, 0.75}},
+		{[]float32{1000, 0}, true, []float64{1, 0}}, // no overflow
+		{[]float32{-1000, -1000 + float32(math.Log(3))}, true, []float64{0.25, 0.75}},
+	} {
+		got := make([]float64, len(c.logits))
+		got[0] = 7 // overwritten, not added to
+		prediction(got, c.logits, c.soft)
+		for y := range got {
+			// float32 logits near -1000 carry log(3) to about 6e-5.
+			if math.Abs(got[y]-c.want[y]) > 1e-5 {
+				t.Errorf("prediction(%v, soft %v) = %v, want %v", c.logits, c.soft, got, c.want)
+				break
+			}
+		}
+	}
+}
+
+// TestSoftEstimate checks that the soft estimate is used (the run differs
+// from the hard one once alpha is estimated) and keeps alpha feasible.
+func TestSoftEstimate(t *testing.T) {
+	run := func(soft bool) *Result {
+		cfg := tinyConfig(t, data.UDA)
+		cfg.SoftEstimate = soft
+		res, err := Train(context.Background(), tinyTask(data.UDA), cfg, RunOptions{Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	hard, soft := run(false), run(true)
+	task := tinyTask(data.UDA)
+	for s, a := range soft.Alpha {
+		share := normalise(histogram(task.Sources[s].Y, 2))
+		// The constraint holds for the label shares of the rows the epochs
+		// drew, which are near the source's own.
+		if dot := a[0]*share[0] + a[1]*share[1]; a[0] < 0 || a[1] < 0 || math.Abs(dot-1) > 0.1 {
+			t.Errorf("source %d: alpha %v, sum alpha*S = %v", s, a, dot)
+		}
+		if slices.Equal(a, hard.Alpha[s]) {
+			t.Errorf("source %d: soft and hard estimates agree exactly (%v)", s, a)
+		}
+	}
+	if last := soft.History[len(soft.History)-1].TargetDist; math.Abs(last[0]+last[1]-1) > 1e-9 {
+		t.Errorf("soft target distribution %v does not sum to 1", last)
 	}
 }

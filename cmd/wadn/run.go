@@ -216,7 +216,7 @@ type hyper struct {
 	lr, eps, c0, c1, c2, gp, dropout                                 float64
 	centroidKeep, alphaKeep, lambdaKeep                              float64
 	batch, depth, alphaStart, lambdaStart, alignStart, explicitStart int
-	evalEstimate, heldOut, oracleAlpha, transductive                 bool
+	evalEstimate, heldOut, oracleAlpha, transductive, softEstimate   bool
 }
 
 func (h *hyper) flags(fs *flag.FlagSet) {
@@ -238,6 +238,7 @@ func (h *hyper) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&h.heldOut, "held-out", false, "estimate alpha from each source's confusion on its held-out test rows")
 	fs.BoolVar(&h.transductive, "transductive", false, "limited labels: every method also reads the target's test rows, labels unread, as its unlabelled target sample (default: the labelled 10% is all it sees of the target)")
 	fs.BoolVar(&h.oracleAlpha, "oracle-alpha", false, "diagnostic: fix alpha at the true label ratios (reads the target labels)")
+	fs.BoolVar(&h.softEstimate, "soft-estimate", false, "estimate alpha from the training batches' soft-max probabilities instead of their arg-max")
 	fs.BoolVar(&h.evalEstimate, "eval-estimate", false, "estimate alpha from an evaluation-mode pass over all training samples")
 	fs.IntVar(&h.depth, "depth", 0, "Amazon extractor depth: 1 as the paper describes, 3 as the authors' code (default 3)")
 }
@@ -285,6 +286,8 @@ func (h *hyper) apply(fs *flag.FlagSet, cfg *wadn.Config) error {
 			cfg.OracleAlpha = h.oracleAlpha
 		case "eval-estimate":
 			cfg.EvalEstimate = h.evalEstimate
+		case "soft-estimate":
+			cfg.SoftEstimate = h.softEstimate
 		case "depth":
 			cfg.Depth = h.depth
 			if cfg.Dataset != "amazon" {
