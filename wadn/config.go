@@ -85,6 +85,11 @@ type Config struct {
 	// the end of the epoch; otherwise from the training-mode predictions of
 	// the epoch's mini-batches, as the authors' code does.
 	EvalEstimate bool
+	// PseudoThreshold, when above 0, leaves out of the target centroids
+	// (unsupervised scenarios) the rows whose predicted class has a
+	// soft-max probability below it; 0, the default, takes every row with
+	// its arg-max class, as the paper.
+	PseudoThreshold float64
 	// SoftEstimate, when set, estimates alpha from the epoch's training-mode
 	// soft-max probabilities instead of their arg-max: each source's
 	// confusion C[y][k] sums the probability of class y over its rows of
@@ -207,6 +212,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("wadn: learning rate %v, want > 0", c.LR)
 	case !(c.Eps >= 0 && c.Eps <= 1):
 		return fmt.Errorf("wadn: eps = %v, want a value in [0, 1]", c.Eps)
+	case !(c.PseudoThreshold >= 0 && c.PseudoThreshold < 1):
+		return fmt.Errorf("wadn: pseudo-label threshold %v, want a value in [0, 1)", c.PseudoThreshold)
 	case !(c.C0 >= 0) || !(c.C1 >= 0) || !(c.C2 >= 0) || !(c.GP >= 0) || !(c.TargetWeight >= 0):
 		return fmt.Errorf("wadn: C0, C1, C2, GP and the target weight must be >= 0 (have %v, %v, %v, %v, %v)", c.C0, c.C1, c.C2, c.GP, c.TargetWeight)
 	case !(c.CentroidKeep >= 0 && c.CentroidKeep <= 1) || !(c.AlphaKeep >= 0 && c.AlphaKeep <= 1) || !(c.LambdaKeep >= 0 && c.LambdaKeep <= 1):

@@ -496,11 +496,18 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 	yT := make([]int, B)
 	pr := make([]float64, K)
 	for i := range B {
-		p := argmax(lg[(T*B+i)*K : (T*B+i+1)*K])
-		if cfg.Scenario == data.Limited {
+		row := lg[(T*B+i)*K : (T*B+i+1)*K]
+		switch {
+		case cfg.Scenario == data.Limited:
 			yT[i] = tr.split[T].Y[tr.rows[T][i]]
-		} else {
-			yT[i] = p
+		case cfg.PseudoThreshold > 0:
+			prediction(pr, row, true)
+			yT[i] = argmax(row)
+			if pr[yT[i]] < cfg.PseudoThreshold {
+				yT[i] = -1
+			}
+		default:
+			yT[i] = argmax(row)
 		}
 		prediction(pr, lg[(crit*B+i)*K:(crit*B+i+1)*K], cfg.SoftEstimate)
 		for y, v := range pr {
@@ -599,14 +606,16 @@ func (a *wadnAlgo) penalty(tr *trainer, t int, zs, zt []float32) (*autodiff.Tens
 
 // centroid returns the moving-average class centroids after a batch:
 // keep*old + (1-keep)*mean of the batch rows of class y, for every class y
-// present in the batch, and old for the others. The old centroids are
-// constants; the batch means carry the gradient.
+// present in the batch, and old for the others; rows of class -1 are left
+// out. The old centroids are constants; the batch means carry the gradient.
 func centroid(z *autodiff.Tensor[float32], y []int, old *autodiff.Tensor[float32], keep float64) *autodiff.Tensor[float32] {
 	K := old.Shape()[0]
 	B := len(y)
 	count := make([]int, K)
 	for _, c := range y {
-		count[c]++
+		if c >= 0 {
+			count[c]++
+		}
 	}
 	m := make([]float32, K*B)
 	a := make([]float32, K)
@@ -617,7 +626,9 @@ func centroid(z *autodiff.Tensor[float32], y []int, old *autodiff.Tensor[float32
 		}
 	}
 	for i, c := range y {
-		m[c*B+i] = float32((1 - keep) / float64(count[c]))
+		if c >= 0 {
+			m[c*B+i] = float32((1 - keep) / float64(count[c]))
+		}
 	}
 	batch := autodiff.MatMul(autodiff.New(m, K, B), z, false, false)
 	return autodiff.Add(autodiff.Mul(old.Detach(), autodiff.New(a, K, 1)), batch)

@@ -139,17 +139,29 @@ func TestLimitedAlphaFromLabels(t *testing.T) {
 }
 
 func TestCentroidMovingAverage(t *testing.T) {
-	z := autodiff.New([]float32{1, 2, 3, 4, 5, 6}, 3, 2)
+	z := autodiff.New([]float32{1, 2, 3, 4, 5, 6, 7, 8}, 4, 2)
 	old := autodiff.New([]float32{10, 10, 20, 20, 30, 30}, 3, 2)
-	c := centroid(z, []int{0, 2, 0}, old, 0.7)
-	want := []float32{
-		0.7*10 + 0.3*3, 0.7*10 + 0.3*4, // class 0: mean of rows 0 and 2
-		20, 20, // class 1 absent: unchanged
-		0.7*30 + 0.3*3, 0.7*30 + 0.3*4, // class 2: row 1
-	}
-	for i, w := range want {
-		if d := c.Data()[i] - w; d > 1e-5 || d < -1e-5 {
-			t.Errorf("centroid[%d] = %v, want %v", i, c.Data()[i], w)
+	for _, c := range []struct {
+		y    []int
+		want []float32
+	}{
+		{[]int{0, 2, 0, 2}, []float32{
+			0.7*10 + 0.3*3, 0.7*10 + 0.3*4, // class 0: mean of rows 0 and 2
+			20, 20, // class 1 absent: unchanged
+			0.7*30 + 0.3*5, 0.7*30 + 0.3*6, // class 2: mean of rows 1 and 3
+		}},
+		{[]int{0, -1, -1, 2}, []float32{ // rows of class -1 left out
+			0.7*10 + 0.3*1, 0.7*10 + 0.3*2,
+			20, 20,
+			0.7*30 + 0.3*7, 0.7*30 + 0.3*8,
+		}},
+		{[]int{-1, -1, -1, -1}, []float32{10, 10, 20, 20, 30, 30}},
+	} {
+		got := centroid(z, c.y, old, 0.7).Data()
+		for i, w := range c.want {
+			if d := got[i] - w; d > 1e-5 || d < -1e-5 {
+				t.Errorf("labels %v: centroid[%d] = %v, want %v", c.y, i, got[i], w)
+			}
 		}
 	}
 }
@@ -162,6 +174,8 @@ func TestTrainRejectsBadConfig(t *testing.T) {
 		func(c *Config) { c.LR = math.NaN() },
 		func(c *Config) { c.Dropout = 1 },
 		func(c *Config) { c.Dataset = "cifar" },
+		func(c *Config) { c.PseudoThreshold = 1 },
+		func(c *Config) { c.PseudoThreshold = math.NaN() },
 	} {
 		c := cfg
 		mod(&c)

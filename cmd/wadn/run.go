@@ -213,7 +213,7 @@ func fmtVec(v []float64) string {
 // hyper holds the hyperparameter flags of wadn run; flags left unset keep the
 // paper's defaults of the chosen data set and scenario.
 type hyper struct {
-	lr, eps, c0, c1, c2, gp, dropout                                 float64
+	lr, eps, c0, c1, c2, gp, dropout, pseudoThreshold                float64
 	centroidKeep, alphaKeep, lambdaKeep                              float64
 	batch, depth, alphaStart, lambdaStart, alignStart, explicitStart int
 	evalEstimate, heldOut, oracleAlpha, transductive, softEstimate   bool
@@ -238,6 +238,7 @@ func (h *hyper) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&h.heldOut, "held-out", false, "estimate alpha from each source's confusion on its held-out test rows")
 	fs.BoolVar(&h.transductive, "transductive", false, "limited labels: every method also reads the target's test rows, labels unread, as its unlabelled target sample (default: the labelled 10% is all it sees of the target)")
 	fs.BoolVar(&h.oracleAlpha, "oracle-alpha", false, "diagnostic: fix alpha at the true label ratios (reads the target labels)")
+	fs.Float64Var(&h.pseudoThreshold, "pseudo-threshold", 0, "unsupervised: leave target rows predicted with a probability below this out of the target centroids (default 0: every row)")
 	fs.BoolVar(&h.softEstimate, "soft-estimate", false, "estimate alpha from the training batches' soft-max probabilities instead of their arg-max")
 	fs.BoolVar(&h.evalEstimate, "eval-estimate", false, "estimate alpha from an evaluation-mode pass over all training samples")
 	fs.IntVar(&h.depth, "depth", 0, "Amazon extractor depth: 1 as the paper describes, 3 as the authors' code (default 3)")
@@ -286,6 +287,8 @@ func (h *hyper) apply(fs *flag.FlagSet, cfg *wadn.Config) error {
 			cfg.OracleAlpha = h.oracleAlpha
 		case "eval-estimate":
 			cfg.EvalEstimate = h.evalEstimate
+		case "pseudo-threshold":
+			cfg.PseudoThreshold = h.pseudoThreshold
 		case "soft-estimate":
 			cfg.SoftEstimate = h.softEstimate
 		case "depth":
