@@ -564,13 +564,7 @@ func TestBaselineTargetDist(t *testing.T) {
 // test labels do not.
 func TestBaselinesLimitedTestRows(t *testing.T) {
 	otherRows := func(task *data.Task) { task.TargetTest = tinySparse("t", 30, 0.5, 2, 8) }
-	flipped := func(task *data.Task) {
-		y := make([]int, len(task.TargetTest.Y))
-		for i, v := range task.TargetTest.Y {
-			y[i] = 1 - v
-		}
-		task.TargetTest.Y = y
-	}
+	flipped := func(task *data.Task) { task.TargetTest.Y = flipLabels(task.TargetTest.Y) }
 	for _, m := range Methods() {
 		if m.Name == "wadn" || !slices.Contains(m.Scenarios, data.Limited) {
 			continue
@@ -578,21 +572,7 @@ func TestBaselinesLimitedTestRows(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			losses := func(transductive bool, change func(*data.Task)) []float64 {
 				t.Helper()
-				task := tinyTask(data.Limited)
-				if change != nil {
-					change(task)
-				}
-				cfg := tinyConfig(t, data.Limited)
-				cfg.Epochs, cfg.Transductive = 2, transductive
-				res, err := train(context.Background(), m.new(), task, cfg, RunOptions{Seed: 4})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var l []float64
-				for _, e := range res.History {
-					l = append(l, e.Loss)
-				}
-				return l
+				return limitedLosses(t, m, 4, change, func(cfg *Config) { cfg.Transductive = transductive })
 			}
 			plain := losses(false, nil)
 			if got := losses(false, otherRows); !slices.Equal(got, plain) {
@@ -616,13 +596,7 @@ func TestBaselinesLimitedTestRows(t *testing.T) {
 // methods only through BaselineConfig.TargetWeight, so by default flipping
 // those labels leaves every loss unchanged, and with a weight it does not.
 func TestBaselinesTargetLabels(t *testing.T) {
-	flipped := func(task *data.Task) {
-		y := make([]int, len(task.TargetTrain.Y))
-		for i, v := range task.TargetTrain.Y {
-			y[i] = 1 - v
-		}
-		task.TargetTrain.Y = y
-	}
+	flipped := func(task *data.Task) { task.TargetTrain.Y = flipLabels(task.TargetTrain.Y) }
 	always := map[string]bool{"source": true, "mme": true, "rlus": true}
 	for _, m := range Methods() {
 		if m.Name == "wadn" || !slices.Contains(m.Scenarios, data.Limited) {
@@ -631,22 +605,10 @@ func TestBaselinesTargetLabels(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			losses := func(weight float64, change func(*data.Task)) []float64 {
 				t.Helper()
-				task := tinyTask(data.Limited)
-				if change != nil {
-					change(task)
-				}
-				cfg := tinyConfig(t, data.Limited)
-				cfg.Epochs, cfg.Baseline = 2, DefaultBaselineConfig("amazon", data.Limited)
-				cfg.Baseline.TargetWeight = weight
-				res, err := train(context.Background(), m.new(), task, cfg, RunOptions{Seed: 5})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var l []float64
-				for _, e := range res.History {
-					l = append(l, e.Loss)
-				}
-				return l
+				return limitedLosses(t, m, 5, change, func(cfg *Config) {
+					cfg.Baseline = DefaultBaselineConfig("amazon", data.Limited)
+					cfg.Baseline.TargetWeight = weight
+				})
 			}
 			for _, w := range []float64{0, 1} {
 				reads := always[m.Name] || w > 0
@@ -657,4 +619,38 @@ func TestBaselinesTargetLabels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flipLabels returns the binary labels y with 0 and 1 swapped.
+func flipLabels(y []int) []int {
+	f := make([]int, len(y))
+	for i, v := range y {
+		f[i] = 1 - v
+	}
+	return f
+}
+
+// limitedLosses trains method m for two epochs on the tiny limited-label
+// task, changed by change and configured by setup (either may be nil), and
+// returns the loss of each epoch.
+func limitedLosses(t *testing.T, m Method, seed uint64, change func(*data.Task), setup func(*Config)) []float64 {
+	t.Helper()
+	task := tinyTask(data.Limited)
+	if change != nil {
+		change(task)
+	}
+	cfg := tinyConfig(t, data.Limited)
+	cfg.Epochs = 2
+	if setup != nil {
+		setup(&cfg)
+	}
+	res, err := train(context.Background(), m.new(), task, cfg, RunOptions{Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l []float64
+	for _, e := range res.History {
+		l = append(l, e.Loss)
+	}
+	return l
 }
