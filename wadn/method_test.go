@@ -436,3 +436,34 @@ func TestSoftEstimate(t *testing.T) {
 		t.Errorf("soft target distribution %v does not sum to 1", last)
 	}
 }
+
+// TestPseudoThreshold checks that the threshold reaches the target
+// centroids: with two classes every arg-max has probability >= 0.5, so a
+// threshold of 0.5 leaves the run as the default one, and a threshold of
+// 0.99 (few rows of an untrained model are that sure) changes the
+// explicit term and the losses.
+func TestPseudoThreshold(t *testing.T) {
+	run := func(threshold float64) *Result {
+		cfg := tinyConfig(t, data.UDA)
+		cfg.AlignStart, cfg.PseudoThreshold = 1, threshold
+		res, err := Train(context.Background(), tinyTask(data.UDA), cfg, RunOptions{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	explicit := func(r *Result) []float64 {
+		var e []float64
+		for _, h := range r.History {
+			e = append(e, h.Explicit...)
+		}
+		return e
+	}
+	plain, half, sure := run(0), run(0.5), run(0.99)
+	if !slices.Equal(explicit(half), explicit(plain)) {
+		t.Errorf("threshold 0.5: explicit terms %v, want the default run's %v", explicit(half), explicit(plain))
+	}
+	if slices.Equal(explicit(sure), explicit(plain)) {
+		t.Errorf("threshold 0.99: explicit terms %v equal the default run's", explicit(sure))
+	}
+}
