@@ -108,7 +108,8 @@ type Config struct {
 	HeldOut bool
 	// OracleAlpha, a diagnostic, fixes every alpha_t at the true ratios
 	// T(y)/S_t(y), read from the target's labels, and never re-estimates
-	// it: the accuracy a perfect estimate would allow.
+	// it: the accuracy a perfect estimate would allow. WADN alone reads it
+	// (see Method.Reads for the settings each method reads).
 	OracleAlpha bool
 
 	// Baseline holds the settings of the comparison methods; WADN itself

@@ -260,7 +260,7 @@ func newTrainer(algo algorithm, task *data.Task, cfg Config, opt RunOptions) (*t
 			}
 		}
 	}
-	if cfg.OracleAlpha {
+	if _, ok := algo.(*wadnAlgo); ok && cfg.OracleAlpha {
 		tr.st.Alpha = tr.trueAlpha()
 	}
 	ps, bufs, err := algo.setup(tr)

@@ -118,16 +118,17 @@ func TestReportComparison(t *testing.T) {
 
 // TestReportVariants checks that experiments of one method and target run
 // with other settings are reported apart, labelled by the settings that
-// differ from the defaults, that experiments the settings cannot tell apart
+// differ from the defaults and that the method reads, that experiments the
+// settings cannot tell apart
 // are named by their directories, and that their plots do not overwrite
 // one another.
 func TestReportVariants(t *testing.T) {
 	dir := t.TempDir()
-	write := func(sub string, acc float64, change func(*settings)) {
+	write := func(sub, method string, acc float64, change func(*settings)) {
 		t.Helper()
 		exp := filepath.Join(dir, sub)
 		res := ExperimentResult{Dataset: "amazon", Target: "kitchen", Sources: []string{"books", "dvd", "electronics"},
-			Scenario: "uda", Method: "wadn", Seeds: []uint64{0}, Accuracy: []float64{acc}}
+			Scenario: "uda", Method: method, Seeds: []uint64{0}, Accuracy: []float64{acc}}
 		res.Mean, res.Std = meanStd(res.Accuracy)
 		if err := writeJSON(filepath.Join(exp, ExperimentFile), res); err != nil {
 			t.Fatal(err)
@@ -146,18 +147,20 @@ func TestReportVariants(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg.Baseline = DefaultBaselineConfig("amazon", data.UDA)
-		s := settings{Dataset: "amazon", Target: "kitchen", Method: "wadn", Config: cfg, Protocol: data.AmazonProtocol(data.UDA)}
+		s := settings{Dataset: "amazon", Target: "kitchen", Method: method, Config: cfg, Protocol: data.AmazonProtocol(data.UDA)}
 		change(&s)
 		if err := writeJSON(filepath.Join(exp, SettingsFile), s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write("default", 82, func(*settings) {})
-	write("c0", 79, func(s *settings) { s.Config.C0 = 0.03 })
-	write("fixed", 78, func(s *settings) { s.Protocol.Pool, s.Config.Baseline.M3SDACentral = false, true })
-	write("sources", 77, func(s *settings) { s.Sources = []string{"books", "dvd"} })
-	write("old1", 81, nil)
-	write("old2", 80, nil)
+	write("default", "wadn", 82, func(*settings) {})
+	write("c0", "wadn", 79, func(s *settings) { s.Config.C0 = 0.03 })
+	write("fixed", "wadn", 78, func(s *settings) { s.Protocol.Pool, s.Config.Baseline.M3SDACentral = false, true })
+	write("sources", "wadn", 77, func(s *settings) { s.Sources = []string{"books", "dvd"} })
+	write("old1", "wadn", 81, nil)
+	write("old2", "wadn", 80, nil)
+	write("m3sda", "m3sda", 70, func(s *settings) { s.Config.C0, s.Config.Baseline.M3SDACentral = 0.03, true })
+	write("m3sda-c0", "m3sda", 69, func(s *settings) { s.Config.C0, s.Config.Baseline.Mu = 0.03, 0.5 })
 	rows, err := Collect(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -167,12 +170,14 @@ func TestReportVariants(t *testing.T) {
 		got[r.Label()] = r.Mean
 	}
 	want := map[string]float64{
-		"wadn":           82,
-		"wadn [C0 0.03]": 79,
-		"wadn [Baseline.M3SDACentral true, Protocol.Pool false]": 78,
-		"wadn [sources books,dvd]":                               77,
-		"wadn [settings unrecorded, dir old1]":                   81,
-		"wadn [settings unrecorded, dir old2]":                   80,
+		"wadn":                                 82,
+		"wadn [C0 0.03]":                       79,
+		"wadn [Protocol.Pool false]":           78,
+		"wadn [sources books,dvd]":             77,
+		"wadn [settings unrecorded, dir old1]": 81,
+		"wadn [settings unrecorded, dir old2]": 80,
+		"m3sda [Baseline.M3SDACentral true]":   70,
+		"m3sda":                                69,
 	}
 	if !cmp.Equal(got, want) {
 		t.Errorf("labels and means: %v\nwant %v", got, want)
@@ -182,7 +187,7 @@ func TestReportVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"| uda | amazon | wadn [C0 0.03] | kitchen | 1 | 79.00 ± 0.00 | 83.73 | -4.73 |",
-		"| target | wadn | wadn [Baseline.M3SDACentral true, Protocol.Pool false] | wadn [C0 0.03] |", " 79.00 ± 0.00 (83.73) |"} {
+		"| target | wadn | wadn [C0 0.03] | wadn [Protocol.Pool false] |", " 79.00 ± 0.00 (83.73) |"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("report lacks %q:\n%s", w, b.String())
 		}

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/wadn-go/wadn/data"
 )
 
@@ -172,18 +171,12 @@ func (e *Experiment) checkSettings() error {
 			if err := json.Unmarshal(b, &before); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
-			// Compare through JSON on both sides, so that a nil and an
-			// empty list, which the file cannot tell apart, compare equal.
-			b2, err := json.Marshal(now)
+			d, err := settingsDiff(before, now)
 			if err != nil {
 				return err
 			}
-			var again settings
-			if err := json.Unmarshal(b2, &again); err != nil {
-				return err
-			}
-			if d := cmp.Diff(before, again); d != "" {
-				return fmt.Errorf("wadn: cannot resume in %s: its seeds were trained with other settings; resume with those or use another output directory (-recorded +now):\n%s", e.OutDir, d)
+			if d != "" {
+				return fmt.Errorf("wadn: cannot resume in %s: its seeds were trained with other settings; resume with those or use another output directory:\n%s", e.OutDir, d)
 			}
 			return nil
 		case !errors.Is(err, fs.ErrNotExist):
@@ -191,6 +184,55 @@ func (e *Experiment) checkSettings() error {
 		}
 	}
 	return writeJSON(path, now)
+}
+
+// settingsDiff returns, a line each, the settings in which the recorded
+// ones differ from now, leaving out the Config settings the method does not
+// read (Method.Reads): "" when none do. Lists are compared as JSON, so that
+// a nil and an empty list, which the file cannot tell apart, are equal.
+func settingsDiff(recorded, now settings) (string, error) {
+	a, err := settingLeaves(recorded)
+	if err != nil {
+		return "", err
+	}
+	b, err := settingLeaves(now)
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			b[k] = "(absent)"
+		}
+	}
+	for k, v := range b {
+		if w, ok := a[k]; !ok || w != v {
+			if !ok {
+				w = "(absent)"
+			}
+			lines = append(lines, fmt.Sprintf("  %s: recorded %s, now %s", k, w, v))
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n"), nil
+}
+
+// settingLeaves returns the leaves (see leaves) of s, keyed "Target",
+// "Config.C0", "Protocol.Pool" and so on, without the Config settings its
+// method does not read; a null leaf reads as an empty list.
+func settingLeaves(s settings) (map[string]string, error) {
+	l, err := leaves(s)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range l {
+		if c, ok := strings.CutPrefix(k, "Config."); ok && !readsSetting(s.Method, c) {
+			delete(l, k)
+		} else if v == "null" {
+			l[k] = "[]"
+		}
+	}
+	return l, nil
 }
 
 // writeJSON writes v as indented JSON to path atomically.
@@ -338,6 +380,60 @@ var methods = []Method{
 		"limited labels: minimax entropy with a cosine classifier", func() algorithm { return &mmeAlgo{} }},
 	{"rlus", []data.Scenario{data.Limited},
 		"limited labels: source weights from a robust discrepancy bound", func() algorithm { return &rlusAlgo{} }},
+}
+
+// wadnOnly are the Config settings only WADN reads: its conditional terms,
+// its alpha and lambda estimation, and their schedules.
+var wadnOnly = []string{
+	"Eps", "C0", "C1", "C2", "CentroidKeep", "AlphaKeep", "LambdaKeep",
+	"AlphaStart", "LambdaStart", "AlignStart", "ExplicitStart", "TargetWeight",
+	"EvalEstimate", "PseudoThreshold", "SoftEstimate", "HeldOut", "OracleAlpha",
+}
+
+// settingReaders names, for each setting that only some methods read (a
+// dotted Config field path, as settings.json records it), the methods that
+// read it. Every setting not listed here is read by every method, so a new
+// Config field counts for all of them until it is listed.
+var settingReaders = func() map[string][]string {
+	m := map[string][]string{
+		"GP":                    {"wadn", "mdmn"},
+		"Baseline.Mu":           {"dann", "mdan", "darn", "mdmn"},
+		"Baseline.MDANGamma":    {"mdan"},
+		"Baseline.MDANHard":     {"mdan"},
+		"Baseline.DARNGamma":    {"darn"},
+		"Baseline.M3SDAMu":      {"m3sda"},
+		"Baseline.M3SDAOrder":   {"m3sda"},
+		"Baseline.M3SDACentral": {"m3sda"},
+		"Baseline.PADAMu":       {"pada"},
+		"Baseline.PADARamp":     {"pada"},
+		"Baseline.MMELambda":    {"mme"},
+		"Baseline.MMETemp":      {"mme"},
+		"Baseline.RLUSC":        {"rlus"},
+		"Baseline.TargetWeight": {"dann", "mdan", "darn", "mdmn", "m3sda", "pada"},
+	}
+	for _, k := range wadnOnly {
+		m[k] = []string{"wadn"}
+	}
+	return m
+}()
+
+// Reads reports whether the method's training reads the setting key, a
+// dotted path of a Config field ("C0", "Baseline.Mu"). Settings a method
+// does not read neither refuse a resumed run nor label a report row.
+func (m Method) Reads(key string) bool {
+	readers, ok := settingReaders[key]
+	return !ok || slices.Contains(readers, m.Name)
+}
+
+// readsSetting is Method.Reads for a method named in recorded settings; an
+// unknown name reads everything.
+func readsSetting(method, key string) bool {
+	for _, m := range methods {
+		if m.Name == method {
+			return m.Reads(key)
+		}
+	}
+	return true
 }
 
 // Methods returns every method Experiment.Run accepts, WADN first.

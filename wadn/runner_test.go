@@ -54,7 +54,8 @@ func TestResumeChecksSettings(t *testing.T) {
 		name, want string
 		change     func(e *Experiment)
 	}{
-		{"config", "C0", func(e *Experiment) { e.Config.C0 = 0.5 }},
+		{"config", "Config.LR: recorded 0.5, now 0.25", func(e *Experiment) { e.Config.LR = 0.25 }},
+		{"baseline config", "Config.Baseline.Mu", func(e *Experiment) { e.Method, e.Config.Baseline.Mu = "dann", 0.5 }},
 		{"protocol", "Pool", func(e *Experiment) { e.Protocol.Pool = true }},
 		{"method", "Method", func(e *Experiment) { e.Method = "dann" }},
 		{"sources", "Sources", func(e *Experiment) { e.Sources = []string{"a", "b"} }},
@@ -68,10 +69,23 @@ func TestResumeChecksSettings(t *testing.T) {
 		}
 	}
 
+	// Settings the method does not read resume.
+	for _, change := range []func(e *Experiment){
+		func(e *Experiment) { e.Config.C0, e.Config.OracleAlpha = 0.5, true },
+		func(e *Experiment) { e.Config.Baseline.Mu, e.Config.Baseline.M3SDAOrder = 0.5, 2 },
+	} {
+		e := tinyExperiment(t, dir)
+		e.Resume = true
+		change(e)
+		if _, err := e.Run(context.Background()); err != nil {
+			t.Errorf("resume with a setting source does not read: %v", err)
+		}
+	}
+
 	// Without --resume the directory is started afresh under the new
 	// settings, which a later resume then checks against.
 	e = tinyExperiment(t, dir)
-	e.Config.C0 = 0.5
+	e.Config.LR = 0.25
 	if _, err := e.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
