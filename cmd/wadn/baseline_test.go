@@ -5,8 +5,12 @@ import (
 	"flag"
 	"io"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/wadn"
@@ -40,34 +44,95 @@ func TestRunHelpListsMethods(t *testing.T) {
 	}
 }
 
-func TestBaselineFlags(t *testing.T) {
-	def := wadn.DefaultBaselineConfig("amazon", data.UDA)
-	for _, c := range []struct {
-		args []string
-		want func(b *wadn.BaselineConfig)
-	}{
-		{nil, func(b *wadn.BaselineConfig) {}},
-		{[]string{"--mu", "0.1", "--mdan-hard"}, func(b *wadn.BaselineConfig) { b.Mu, b.MDANHard = 0.1, true }},
-		{[]string{"--darn-gamma", "2", "--m3sda-order", "2", "--m3sda-mu", "0"}, func(b *wadn.BaselineConfig) { b.DARNGamma, b.M3SDAOrder, b.M3SDAMu = 2, 2, 0 }},
-		{[]string{"--m3sda-central"}, func(b *wadn.BaselineConfig) { b.M3SDACentral = true }},
-		{[]string{"--mme-lambda", "0.2", "--mme-temp", "0.1", "--rlus-c", "3", "--target-weight", "0.5"},
-			func(b *wadn.BaselineConfig) { b.MMELambda, b.MMETemp, b.RLUSC, b.TargetWeight = 0.2, 0.1, 3, 0.5 }},
-		{[]string{"--pada-mu", "0.3", "--pada-ramp", "5", "--mdan-gamma", "1"}, func(b *wadn.BaselineConfig) { b.PADAMu, b.PADARamp, b.MDANGamma = 0.3, 5, 1 }},
-	} {
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		var bf baselineFlags
-		bf.register(fs)
-		if err := fs.Parse(c.args); err != nil {
-			t.Fatal(err)
+// TestConfigFlags checks every hyperparameter flag of wadn run against the
+// Config settings it is meant to set: given for a method that reads them,
+// it sets them to its value and changes nothing else; given for a method
+// that does not, it is refused.
+func TestConfigFlags(t *testing.T) {
+	values := map[string]string{"float64": "0.37", "int": "7", "bool": "true"}
+	settings := map[string]string{
+		"lr": "LR", "batch": "Batch", "dropout": "Dropout", "depth": "Depth", "transductive": "Transductive",
+		"eps": "Eps", "c0": "C0", "c1": "C1", "c2": "C2", "gp": "GP",
+		"centroid-keep": "CentroidKeep", "alpha-keep": "AlphaKeep", "lambda-keep": "LambdaKeep",
+		"alpha-start": "AlphaStart", "lambda-start": "LambdaStart", "align-start": "AlignStart",
+		"explicit-start": "ExplicitStart", "held-out": "HeldOut", "oracle-alpha": "OracleAlpha",
+		"pseudo-threshold": "PseudoThreshold", "soft-estimate": "SoftEstimate", "eval-estimate": "EvalEstimate",
+		"target-weight": "TargetWeight Baseline.TargetWeight", "mu": "Baseline.Mu",
+		"mdan-gamma": "Baseline.MDANGamma", "mdan-hard": "Baseline.MDANHard", "darn-gamma": "Baseline.DARNGamma",
+		"m3sda-mu": "Baseline.M3SDAMu", "m3sda-order": "Baseline.M3SDAOrder", "m3sda-central": "Baseline.M3SDACentral",
+		"pada-mu": "Baseline.PADAMu", "pada-ramp": "Baseline.PADARamp", "mme-lambda": "Baseline.MMELambda",
+		"mme-temp": "Baseline.MMETemp", "rlus-c": "Baseline.RLUSC",
+	}
+	if len(settings) != len(configFlags) {
+		t.Errorf("%d flags, %d expected", len(configFlags), len(settings))
+	}
+	for _, c := range configFlags {
+		keys := strings.Fields(settings[c.name])
+		if keys == nil {
+			t.Errorf("unexpected flag --%s", c.name)
+			continue
 		}
-		got := def
-		bf.apply(fs, &got)
-		want := def
-		c.want(&want)
-		if got != want {
-			t.Errorf("%v: config %+v, want %+v", c.args, got, want)
+		for _, m := range wadn.Methods() {
+			read := false
+			for _, k := range keys {
+				read = read || m.Reads(k)
+			}
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			registerConfigFlags(fs)
+			kind := reflect.TypeOf(c.kind).String()
+			if err := fs.Parse([]string{"--" + c.name + "=" + values[kind]}); err != nil {
+				t.Fatal(err)
+			}
+			def, err := wadn.DefaultConfig("amazon", data.Limited)
+			if err != nil {
+				t.Fatal(err)
+			}
+			def.Baseline = wadn.DefaultBaselineConfig("amazon", data.Limited)
+			got := def
+			err = applyConfigFlags(fs, m, &got)
+			if !read {
+				if err == nil || !strings.Contains(err.Error(), "--"+c.name+" is not a setting of --method "+m.Name) {
+					t.Errorf("--%s with --method %s: error %v, want a refusal", c.name, m.Name, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("--%s with --method %s: %v", c.name, m.Name, err)
+			}
+			want := def
+			for _, k := range keys {
+				f := reflect.ValueOf(&want).Elem()
+				for _, name := range strings.Split(k, ".") {
+					f = f.FieldByName(name)
+				}
+				if !f.IsValid() {
+					t.Fatalf("--%s: no Config field %s", c.name, k)
+				}
+				v, _ := strconv.ParseFloat(values[kind], 64)
+				switch f.Kind() {
+				case reflect.Float64:
+					f.SetFloat(v)
+				case reflect.Int:
+					f.SetInt(int64(v))
+				case reflect.Bool:
+					f.SetBool(true)
+				default:
+					t.Fatalf("--%s: Config field %s of kind %v", c.name, k, f.Kind())
+				}
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("--%s with --method %s (-want +got):\n%s", c.name, m.Name, d)
+			}
 		}
+	}
+	code, _, errOut := runArgs(t, "", "run", "--method", "dann", "--c0", "0.1")
+	if code != 2 || !strings.Contains(errOut, "--c0 is not a setting of --method dann") {
+		t.Errorf("run --method dann --c0 0.1: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runArgs(t, "", "run", "--dataset", "digits", "--depth", "1")
+	if code != 2 || !strings.Contains(errOut, "amazon network only") {
+		t.Errorf("run --dataset digits --depth 1: exit %d, stderr %q", code, errOut)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -47,10 +46,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the final result as one JSON object")
 	quiet := fs.Bool("quiet", false, "print no progress")
 	split := fs.String("split", "", "how the domains' samples are drawn: pool (from the train and test rows together, the target tested on the rest: the MDAN and DARN code's split, the default for amazon) or fixed (training samples from the train rows, the target tested on its test rows: the default elsewhere)")
-	var hp hyper
-	hp.flags(fs)
-	var bf baselineFlags
-	bf.register(fs)
+	registerConfigFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -87,17 +83,13 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if *epochs > 0 {
 		cfg.Epochs = *epochs
 	}
-	if err := hp.apply(fs, &cfg); err != nil {
-		fmt.Fprintf(e.stderr, "wadn run: %v\n", err)
+	if err := wadn.CheckMethod(*method, sc); err != nil {
+		fmt.Fprintf(e.stderr, "wadn run: --method: %v\n", err)
 		return errUsage
 	}
 	cfg.Baseline = wadn.DefaultBaselineConfig(ds, sc)
-	bf.apply(fs, &cfg.Baseline)
-	if flagSet(fs, "target-weight") {
-		cfg.TargetWeight = cfg.Baseline.TargetWeight
-	}
-	if err := wadn.CheckMethod(*method, sc); err != nil {
-		fmt.Fprintf(e.stderr, "wadn run: --method: %v\n", err)
+	if err := applyConfigFlags(fs, lookupRunMethod(*method), &cfg); err != nil {
+		fmt.Fprintf(e.stderr, "wadn run: %v\n", err)
 		return errUsage
 	}
 	proto, err := wadn.DefaultProtocol(ds, sc)
@@ -210,100 +202,13 @@ func fmtVec(v []float64) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-// hyper holds the hyperparameter flags of wadn run; flags left unset keep the
-// paper's defaults of the chosen data set and scenario.
-type hyper struct {
-	lr, eps, c0, c1, c2, gp, dropout, pseudoThreshold                float64
-	centroidKeep, alphaKeep, lambdaKeep                              float64
-	batch, depth, alphaStart, lambdaStart, alignStart, explicitStart int
-	evalEstimate, heldOut, oracleAlpha, transductive, softEstimate   bool
-}
-
-func (h *hyper) flags(fs *flag.FlagSet) {
-	fs.Float64Var(&h.lr, "lr", 0, "Adadelta learning rate (default: the paper's)")
-	fs.IntVar(&h.batch, "batch", 0, "samples per domain per step (default: the paper's)")
-	fs.Float64Var(&h.eps, "eps", 0, "share of the explicit conditional term (default 0.5)")
-	fs.Float64Var(&h.c0, "c0", 0, "weight of the conditional terms (default 0.01; 0.002 with limited labels)")
-	fs.Float64Var(&h.c1, "c1", 0, "norm weight of the lambda problem (default 1 for amazon, max_t L_t otherwise)")
-	fs.Float64Var(&h.c2, "c2", 0, "L1 weight of the alpha problem (default 0, 0.1 for partial)")
-	fs.Float64Var(&h.gp, "gp", 0, "gradient-penalty coefficient (default 10)")
-	fs.Float64Var(&h.dropout, "dropout", 0, "Amazon dropout probability (default 0.7)")
-	fs.Float64Var(&h.centroidKeep, "centroid-keep", 0, "centroid moving-average keep rate (default 0.7)")
-	fs.Float64Var(&h.alphaKeep, "alpha-keep", 0, "alpha moving-average keep rate (default 0.7)")
-	fs.Float64Var(&h.lambdaKeep, "lambda-keep", 0, "lambda moving-average keep rate (default 0.8)")
-	fs.IntVar(&h.alphaStart, "alpha-start", 0, "first epoch whose end re-estimates alpha (default 3)")
-	fs.IntVar(&h.lambdaStart, "lambda-start", 0, "first epoch whose end re-estimates lambda (default 2 amazon, 6 digits)")
-	fs.IntVar(&h.alignStart, "align-start", 0, "first epoch whose steps include the conditional (centroid and critic) terms (default 20 amazon uda/partial, else 1)")
-	fs.IntVar(&h.explicitStart, "explicit-start", 0, "first epoch whose steps include the centroid term, the critics starting at --align-start (default: with them)")
-	fs.BoolVar(&h.heldOut, "held-out", false, "estimate alpha from each source's confusion on its held-out test rows")
-	fs.BoolVar(&h.transductive, "transductive", false, "limited labels: every method also reads the target's test rows, labels unread, as its unlabelled target sample (default: the labelled 10% is all it sees of the target)")
-	fs.BoolVar(&h.oracleAlpha, "oracle-alpha", false, "diagnostic: fix alpha at the true label ratios (reads the target labels)")
-	fs.Float64Var(&h.pseudoThreshold, "pseudo-threshold", 0, "unsupervised: leave target rows predicted with a probability below this out of the target centroids (default 0: every row)")
-	fs.BoolVar(&h.softEstimate, "soft-estimate", false, "estimate alpha from the training batches' soft-max probabilities instead of their arg-max")
-	fs.BoolVar(&h.evalEstimate, "eval-estimate", false, "estimate alpha from an evaluation-mode pass over all training samples")
-	fs.IntVar(&h.depth, "depth", 0, "Amazon extractor depth: 1 as the paper describes, 3 as the authors' code (default 3)")
-}
-
-// apply copies the flags that were set into cfg.
-func (h *hyper) apply(fs *flag.FlagSet, cfg *wadn.Config) error {
-	var err error
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "lr":
-			cfg.LR = h.lr
-		case "batch":
-			cfg.Batch = h.batch
-		case "eps":
-			cfg.Eps = h.eps
-		case "c0":
-			cfg.C0 = h.c0
-		case "c1":
-			cfg.C1 = h.c1
-		case "c2":
-			cfg.C2 = h.c2
-		case "gp":
-			cfg.GP = h.gp
-		case "dropout":
-			cfg.Dropout = h.dropout
-		case "centroid-keep":
-			cfg.CentroidKeep = h.centroidKeep
-		case "alpha-keep":
-			cfg.AlphaKeep = h.alphaKeep
-		case "lambda-keep":
-			cfg.LambdaKeep = h.lambdaKeep
-		case "alpha-start":
-			cfg.AlphaStart = h.alphaStart
-		case "lambda-start":
-			cfg.LambdaStart = h.lambdaStart
-		case "align-start":
-			cfg.AlignStart = h.alignStart
-		case "explicit-start":
-			cfg.ExplicitStart = h.explicitStart
-		case "held-out":
-			cfg.HeldOut = h.heldOut
-		case "transductive":
-			cfg.Transductive = h.transductive
-		case "oracle-alpha":
-			cfg.OracleAlpha = h.oracleAlpha
-		case "eval-estimate":
-			cfg.EvalEstimate = h.evalEstimate
-		case "pseudo-threshold":
-			cfg.PseudoThreshold = h.pseudoThreshold
-		case "soft-estimate":
-			cfg.SoftEstimate = h.softEstimate
-		case "depth":
-			cfg.Depth = h.depth
-			if cfg.Dataset != "amazon" {
-				err = fmt.Errorf("--depth applies to the amazon network only")
-			}
+// lookupRunMethod returns the method called name, which wadn.CheckMethod
+// has accepted.
+func lookupRunMethod(name string) wadn.Method {
+	for _, m := range wadn.Methods() {
+		if m.Name == name {
+			return m
 		}
-	})
-	return err
-}
-
-// flagSet reports whether the flag name was given on the command line.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+	}
+	panic("wadn run: method " + name + " not found")
 }
