@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -199,17 +200,19 @@ func settingsDiff(recorded, now settings) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	keys := maps.Clone(a)
+	maps.Copy(keys, b)
 	var lines []string
-	for k := range a {
-		if _, ok := b[k]; !ok {
-			b[k] = "(absent)"
+	for k := range keys {
+		w, ok := a[k]
+		if !ok {
+			w = "(absent)"
 		}
-	}
-	for k, v := range b {
-		if w, ok := a[k]; !ok || w != v {
-			if !ok {
-				w = "(absent)"
-			}
+		v, ok := b[k]
+		if !ok {
+			v = "(absent)"
+		}
+		if w != v {
 			lines = append(lines, fmt.Sprintf("  %s: recorded %s, now %s", k, w, v))
 		}
 	}
