@@ -2,6 +2,7 @@ package wadn
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -12,8 +13,8 @@ import (
 	"github.com/wadn-go/wadn/data"
 )
 
-// unreadValues holds, for every setting in settingReaders, a valid value
-// other than its default.
+// unreadValues holds, for every setting in settingReaders and
+// settingScenarios, a valid value other than its default.
 var unreadValues = map[string]any{
 	"Eps": 0.3, "C0": 0.05, "C1": 2.0, "C2": 0.2, "GP": 3.0,
 	"CentroidKeep": 0.5, "AlphaKeep": 0.5, "LambdaKeep": 0.5,
@@ -24,7 +25,7 @@ var unreadValues = map[string]any{
 	"Baseline.DARNGamma": 3.0, "Baseline.M3SDAMu": 0.1, "Baseline.M3SDAOrder": 2,
 	"Baseline.M3SDACentral": true, "Baseline.PADAMu": 0.3, "Baseline.PADARamp": 3.0,
 	"Baseline.MMELambda": 0.3, "Baseline.MMETemp": 0.1, "Baseline.RLUSC": 3.0,
-	"Baseline.TargetWeight": 1.0,
+	"Baseline.TargetWeight": 1.0, "Transductive": true,
 }
 
 // setSetting sets the Config field at the dotted path key to v.
@@ -41,15 +42,16 @@ func setSetting(t *testing.T, cfg *Config, key string, v any) {
 }
 
 // TestMethodsIgnoreUnreadSettings checks Method.Reads against training:
-// every method, in the limited-label scenario where it runs there (its
-// first scenario otherwise), trains exactly as with the defaults when every
-// setting it is said not to read is changed, and differently when a
-// setting it reads (the learning rate) is changed as well. A failure names
-// the settings that change the run one by one.
+// every method, in every scenario it runs in, trains exactly as with the
+// defaults when every setting it is said not to read there is changed, and
+// differently when a setting it reads (the learning rate) is changed as
+// well. A failure names the settings that change the run one by one.
 func TestMethodsIgnoreUnreadSettings(t *testing.T) {
-	keys := make([]string, 0, len(settingReaders))
-	for k := range settingReaders {
-		keys = append(keys, k)
+	keys := slices.Collect(maps.Keys(settingReaders))
+	for k := range settingScenarios {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
@@ -58,67 +60,80 @@ func TestMethodsIgnoreUnreadSettings(t *testing.T) {
 		}
 	}
 	for _, m := range Methods() {
-		sc := m.Scenarios[0]
-		if slices.Contains(m.Scenarios, data.Limited) {
-			sc = data.Limited
+		for _, sc := range m.Scenarios {
+			readsIn(t, m, sc, keys)
 		}
-		t.Run(m.Name, func(t *testing.T) {
-			run := func(change func(*Config)) []EpochLog {
-				t.Helper()
-				cfg := tinyConfig(t, sc)
-				cfg.Epochs = 2
-				cfg.Baseline = DefaultBaselineConfig(cfg.Dataset, cfg.Scenario)
-				change(&cfg)
-				res, err := train(context.Background(), m.new(), tinyTask(sc), cfg, RunOptions{Seed: 5})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range res.History {
-					res.History[i].Seconds = 0
-				}
-				return res.History
-			}
-			var unread []string
-			for _, k := range keys {
-				if !m.Reads(k) {
-					unread = append(unread, k)
-				}
-			}
-			changeAll := func(cfg *Config) {
-				for _, k := range unread {
-					setSetting(t, cfg, k, unreadValues[k])
-				}
-			}
-			want := run(func(*Config) {})
-			if got := run(changeAll); !cmp.Equal(got, want) {
-				for _, k := range unread {
-					if !cmp.Equal(run(func(cfg *Config) { setSetting(t, cfg, k, unreadValues[k]) }), want) {
-						t.Errorf("%s changes the %s run, but Reads(%q) is false", k, sc, k)
-					}
-				}
-			}
-			if got := run(func(cfg *Config) { changeAll(cfg); cfg.LR /= 2 }); cmp.Equal(got, want) {
-				t.Errorf("half the learning rate leaves the %s run unchanged", sc)
-			}
-		})
 	}
 }
 
+// readsIn is TestMethodsIgnoreUnreadSettings for method m in scenario sc.
+func readsIn(t *testing.T, m Method, sc data.Scenario, keys []string) {
+	t.Run(m.Name+"-"+sc.String(), func(t *testing.T) {
+		run := func(change func(*Config)) []EpochLog {
+			t.Helper()
+			cfg := tinyConfig(t, sc)
+			cfg.Epochs = 2
+			cfg.Baseline = DefaultBaselineConfig(cfg.Dataset, cfg.Scenario)
+			change(&cfg)
+			res, err := train(context.Background(), m.new(), tinyTask(sc), cfg, RunOptions{Seed: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range res.History {
+				res.History[i].Seconds = 0
+			}
+			return res.History
+		}
+		var unread []string
+		for _, k := range keys {
+			if !m.Reads(sc, k) {
+				unread = append(unread, k)
+			}
+		}
+		changeAll := func(cfg *Config) {
+			for _, k := range unread {
+				setSetting(t, cfg, k, unreadValues[k])
+			}
+		}
+		want := run(func(*Config) {})
+		if got := run(changeAll); !cmp.Equal(got, want) {
+			for _, k := range unread {
+				if !cmp.Equal(run(func(cfg *Config) { setSetting(t, cfg, k, unreadValues[k]) }), want) {
+					t.Errorf("%s changes the %s run, but Reads(%q) is false", k, sc, k)
+				}
+			}
+		}
+		if got := run(func(cfg *Config) { changeAll(cfg); cfg.LR /= 2 }); cmp.Equal(got, want) {
+			t.Errorf("half the learning rate leaves the %s run unchanged", sc)
+		}
+	})
+}
+
 // TestReadsUnlisted checks that a setting not in settingReaders counts for
-// every method, and a listed one for its readers alone.
+// every method, a listed one for its readers alone, and a setting of some
+// scenarios for none in the others.
 func TestReadsUnlisted(t *testing.T) {
 	for _, m := range Methods() {
-		if !m.Reads("LR") || !m.Reads("Batch") || !m.Reads("SomeFutureSetting") {
-			t.Errorf("%s does not read a common setting", m.Name)
-		}
-		if got, want := m.Reads("C0"), m.Name == "wadn"; got != want {
-			t.Errorf("%s reads C0: %v, want %v", m.Name, got, want)
-		}
-		if got, want := m.Reads("Baseline.M3SDAMu"), m.Name == "m3sda"; got != want {
-			t.Errorf("%s reads Baseline.M3SDAMu: %v, want %v", m.Name, got, want)
+		for _, sc := range m.Scenarios {
+			if !m.Reads(sc, "LR") || !m.Reads(sc, "Batch") || !m.Reads(sc, "SomeFutureSetting") {
+				t.Errorf("%s in %s does not read a common setting", m.Name, sc)
+			}
+			if got, want := m.Reads(sc, "C0"), m.Name == "wadn"; got != want {
+				t.Errorf("%s in %s reads C0: %v, want %v", m.Name, sc, got, want)
+			}
+			if got, want := m.Reads(sc, "Baseline.M3SDAMu"), m.Name == "m3sda"; got != want {
+				t.Errorf("%s in %s reads Baseline.M3SDAMu: %v, want %v", m.Name, sc, got, want)
+			}
+			if got, want := m.Reads(sc, "Transductive"), sc == data.Limited; got != want {
+				t.Errorf("%s in %s reads Transductive: %v, want %v", m.Name, sc, got, want)
+			}
 		}
 	}
-	if !readsSetting("no-such-method", "C0") {
+	wadn := Methods()[0]
+	if wadn.Reads(data.Limited, "HeldOut") || !wadn.Reads(data.UDA, "HeldOut") {
+		t.Error("WADN should read HeldOut without target labels only")
+	}
+	if !readsSetting("no-such-method", data.UDA, "C0") {
 		t.Error("an unknown method should read every setting")
 	}
 }

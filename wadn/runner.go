@@ -229,7 +229,7 @@ func settingLeaves(s settings) (map[string]string, error) {
 		return nil, err
 	}
 	for k, v := range l {
-		if c, ok := strings.CutPrefix(k, "Config."); ok && !readsSetting(s.Method, c) {
+		if c, ok := strings.CutPrefix(k, "Config."); ok && !readsSetting(s.Method, s.Config.Scenario, c) {
 			delete(l, k)
 		} else if v == "null" {
 			l[k] = "[]"
@@ -420,20 +420,41 @@ var settingReaders = func() map[string][]string {
 	return m
 }()
 
-// Reads reports whether the method's training reads the setting key, a
-// dotted path of a Config field ("C0", "Baseline.Mu"). Settings a method
-// does not read neither refuse a resumed run nor label a report row.
-func (m Method) Reads(key string) bool {
+// settingScenarios names, for each setting that only some scenarios read,
+// those scenarios: the labelled target's weight and the transductive
+// sample exist with limited labels only; with them alpha comes from the
+// labels, so its estimation settings and the pseudo-labels go unread.
+var settingScenarios = map[string][]data.Scenario{
+	"TargetWeight":          {data.Limited},
+	"Baseline.TargetWeight": {data.Limited},
+	"Transductive":          {data.Limited},
+	"C2":                    {data.UDA, data.Partial},
+	"AlphaKeep":             {data.UDA, data.Partial},
+	"AlphaStart":            {data.UDA, data.Partial},
+	"EvalEstimate":          {data.UDA, data.Partial},
+	"HeldOut":               {data.UDA, data.Partial},
+	"SoftEstimate":          {data.UDA, data.Partial},
+	"PseudoThreshold":       {data.UDA, data.Partial},
+}
+
+// Reads reports whether the method's training in scenario sc reads the
+// setting key, a dotted path of a Config field ("C0", "Baseline.Mu").
+// Settings a run does not read neither refuse a resumed run nor label a
+// report row, and wadn run refuses their flags.
+func (m Method) Reads(sc data.Scenario, key string) bool {
+	if scs, ok := settingScenarios[key]; ok && !slices.Contains(scs, sc) {
+		return false
+	}
 	readers, ok := settingReaders[key]
 	return !ok || slices.Contains(readers, m.Name)
 }
 
 // readsSetting is Method.Reads for a method named in recorded settings; an
 // unknown name reads everything.
-func readsSetting(method, key string) bool {
+func readsSetting(method string, sc data.Scenario, key string) bool {
 	for _, m := range methods {
 		if m.Name == method {
-			return m.Reads(key)
+			return m.Reads(sc, key)
 		}
 	}
 	return true

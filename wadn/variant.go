@@ -30,7 +30,7 @@ func DefaultProtocol(dataset string, sc data.Scenario) (data.Protocol, error) {
 // readVariant returns how the settings recorded in an experiment's output
 // directory (SettingsFile) differ from the defaults of its data set and
 // scenario, as "Field value" items joined by ", " in field-name order (the
-// Config settings its method reads, Method.Reads), with
+// Config settings its method reads in its scenario, Method.Reads), with
 // "sources a,b" for a chosen source list: "" when they do not differ. ok
 // is false when the directory records no settings (written before they
 // were recorded).
@@ -82,7 +82,7 @@ func variant(s settings) (string, error) {
 		}
 		var keys []string
 		for k := range got {
-			if c.prefix == "" && !readsSetting(s.Method, k) {
+			if c.prefix == "" && !readsSetting(s.Method, s.Config.Scenario, k) {
 				continue
 			}
 			if got[k] != want[k] {

@@ -72,67 +72,80 @@ func TestConfigFlags(t *testing.T) {
 			t.Errorf("unexpected flag --%s", c.name)
 			continue
 		}
-		for _, m := range wadn.Methods() {
-			read := false
-			for _, k := range keys {
-				read = read || m.Reads(k)
-			}
-			fs := flag.NewFlagSet("t", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			registerConfigFlags(fs)
-			kind := reflect.TypeOf(c.kind).String()
-			if err := fs.Parse([]string{"--" + c.name + "=" + values[kind]}); err != nil {
-				t.Fatal(err)
-			}
-			def, err := wadn.DefaultConfig("amazon", data.Limited)
-			if err != nil {
-				t.Fatal(err)
-			}
-			def.Baseline = wadn.DefaultBaselineConfig("amazon", data.Limited)
-			got := def
-			err = applyConfigFlags(fs, m, &got)
-			if !read {
-				if err == nil || !strings.Contains(err.Error(), "--"+c.name+" is not a setting of --method "+m.Name) {
-					t.Errorf("--%s with --method %s: error %v, want a refusal", c.name, m.Name, err)
-				}
-				continue
-			}
-			if err != nil {
-				t.Fatalf("--%s with --method %s: %v", c.name, m.Name, err)
-			}
-			want := def
-			for _, k := range keys {
-				f := reflect.ValueOf(&want).Elem()
-				for _, name := range strings.Split(k, ".") {
-					f = f.FieldByName(name)
-				}
-				if !f.IsValid() {
-					t.Fatalf("--%s: no Config field %s", c.name, k)
-				}
-				v, _ := strconv.ParseFloat(values[kind], 64)
-				switch f.Kind() {
-				case reflect.Float64:
-					f.SetFloat(v)
-				case reflect.Int:
-					f.SetInt(int64(v))
-				case reflect.Bool:
-					f.SetBool(true)
-				default:
-					t.Fatalf("--%s: Config field %s of kind %v", c.name, k, f.Kind())
-				}
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("--%s with --method %s (-want +got):\n%s", c.name, m.Name, d)
+		for _, sc := range []data.Scenario{data.UDA, data.Limited, data.Partial} {
+			for _, m := range wadn.Methods() {
+				checkConfigFlag(t, c, keys, values, m, sc)
 			}
 		}
 	}
 	code, _, errOut := runArgs(t, "", "run", "--method", "dann", "--c0", "0.1")
-	if code != 2 || !strings.Contains(errOut, "--c0 is not a setting of --method dann") {
+	if code != 2 || !strings.Contains(errOut, "--c0 is not a setting of --method dann in the uda scenario") {
 		t.Errorf("run --method dann --c0 0.1: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runArgs(t, "", "run", "--scenario", "limited", "--held-out")
+	if code != 2 || !strings.Contains(errOut, "--held-out is not a setting of --method wadn in the limited scenario") {
+		t.Errorf("run --scenario limited --held-out: exit %d, stderr %q", code, errOut)
 	}
 	code, _, errOut = runArgs(t, "", "run", "--dataset", "digits", "--depth", "1")
 	if code != 2 || !strings.Contains(errOut, "amazon network only") {
 		t.Errorf("run --dataset digits --depth 1: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// checkConfigFlag is TestConfigFlags for flag c, meant to set the settings keys,
+// with method m in scenario sc.
+func checkConfigFlag(t *testing.T, c configFlag, keys []string, values map[string]string, m wadn.Method, sc data.Scenario) {
+	t.Helper()
+	read := false
+	for _, k := range keys {
+		read = read || m.Reads(sc, k)
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	registerConfigFlags(fs)
+	kind := reflect.TypeOf(c.kind).String()
+	if err := fs.Parse([]string{"--" + c.name + "=" + values[kind]}); err != nil {
+		t.Fatal(err)
+	}
+	def, err := wadn.DefaultConfig("amazon", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def.Baseline = wadn.DefaultBaselineConfig("amazon", sc)
+	got := def
+	err = applyConfigFlags(fs, m, &got)
+	if !read {
+		if err == nil || !strings.Contains(err.Error(), "--"+c.name+" is not a setting of --method "+m.Name+" in the "+sc.String()) {
+			t.Errorf("--%s with --method %s in %s: error %v, want a refusal", c.name, m.Name, sc, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("--%s with --method %s in %s: %v", c.name, m.Name, sc, err)
+	}
+	want := def
+	for _, k := range keys {
+		f := reflect.ValueOf(&want).Elem()
+		for _, name := range strings.Split(k, ".") {
+			f = f.FieldByName(name)
+		}
+		if !f.IsValid() {
+			t.Fatalf("--%s: no Config field %s", c.name, k)
+		}
+		v, _ := strconv.ParseFloat(values[kind], 64)
+		switch f.Kind() {
+		case reflect.Float64:
+			f.SetFloat(v)
+		case reflect.Int:
+			f.SetInt(int64(v))
+		case reflect.Bool:
+			f.SetBool(true)
+		default:
+			t.Fatalf("--%s: Config field %s of kind %v", c.name, k, f.Kind())
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("--%s with --method %s in %s (-want +got):\n%s", c.name, m.Name, sc, d)
 	}
 }
 

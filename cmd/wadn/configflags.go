@@ -77,7 +77,8 @@ func registerConfigFlags(fs *flag.FlagSet) {
 }
 
 // applyConfigFlags copies the configFlags set on fs into cfg, after
-// checking that method reads them (wadn.Method.Reads) and that --depth is
+// checking that method reads them in cfg's scenario (wadn.Method.Reads) and
+// that --depth is
 // given for the amazon network only.
 func applyConfigFlags(fs *flag.FlagSet, method wadn.Method, cfg *wadn.Config) error {
 	var err error
@@ -88,11 +89,11 @@ func applyConfigFlags(fs *flag.FlagSet, method wadn.Method, cfg *wadn.Config) er
 		}
 		read := false
 		for _, k := range c.keys {
-			read = read || method.Reads(k)
+			read = read || method.Reads(cfg.Scenario, k)
 		}
 		switch {
 		case !read:
-			err = fmt.Errorf("--%s is not a setting of --method %s", c.name, method.Name)
+			err = fmt.Errorf("--%s is not a setting of --method %s in the %s scenario", c.name, method.Name, cfg.Scenario)
 			return
 		case c.name == "depth" && cfg.Dataset != "amazon":
 			err = fmt.Errorf("--depth applies to the amazon network only")
