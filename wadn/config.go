@@ -90,16 +90,15 @@ type Config struct {
 	// soft-max probability below it; 0, the default, takes every row with
 	// its arg-max class, as the paper.
 	PseudoThreshold float64
-	// SoftEstimate, when set, estimates alpha from the epoch's training-mode
-	// soft-max probabilities instead of their arg-max: each source's
+	// SoftEstimate, when set, estimates alpha from soft-max probabilities
+	// instead of their arg-max (the epoch's training-mode batches, or the
+	// evaluation-mode passes of EvalEstimate and HeldOut): each source's
 	// confusion C[y][k] sums the probability of class y over its rows of
 	// label k, and the target distribution sums the target rows'
 	// probabilities. Hard counts send every target row the classifier is
 	// unsure of to the class its alpha-weighted prior favours, which feeds
 	// alpha's overshoot; probabilities split such a row. On Amazon it
-	// narrows the overshoot without lifting the accuracy (README). It
-	// applies to the batch estimate only: EvalEstimate and HeldOut count
-	// arg-max classes.
+	// narrows the overshoot without lifting the accuracy (README).
 	SoftEstimate bool
 	// HeldOut, when set, estimates alpha by black-box shift estimation on
 	// held-out data: each source's confusion measured in evaluation mode on

@@ -758,7 +758,7 @@ func (a *wadnAlgo) endEpoch(tr *trainer, epoch int, log *EpochLog) error {
 
 // evalCounts replaces the epoch's confusion counts and target prediction
 // counts with those of one pass over all source and target training samples
-// in evaluation mode.
+// in evaluation mode (arg-max classes, or with SoftEstimate probabilities).
 func (tr *trainer) evalCounts(s *epochSums) {
 	for t := range s.Conf {
 		for y := range tr.k {
@@ -767,12 +767,16 @@ func (tr *trainer) evalCounts(s *epochSums) {
 	}
 	clear(s.Pred)
 	T := len(s.Conf)
+	pr := make([]float64, tr.k)
 	for i, sp := range tr.split {
-		tr.predict(sp, func(r, p int) {
-			if i < T {
-				s.Conf[i][p][sp.Y[r]]++
-			} else {
-				s.Pred[p]++
+		tr.m.logits(sp, tr.cfg.EvalBatch, func(r int, l []float32) {
+			prediction(pr, l, tr.cfg.SoftEstimate)
+			for y, v := range pr {
+				if i < T {
+					s.Conf[i][y][sp.Y[r]] += v
+				} else {
+					s.Pred[y] += v
+				}
 			}
 		})
 	}
@@ -782,13 +786,20 @@ func (tr *trainer) evalCounts(s *epochSums) {
 // on held-out data: for source t, C[y][k] = P(predicted y | class k) measured
 // in evaluation mode on the source's held-out rows, times the share S_t(k) of
 // class k in its training sample; the target distribution is the evaluation-
-// mode prediction histogram of the target training sample. Sources without
-// held-out rows keep their training-batch counts.
+// mode prediction histogram of the target training sample (with
+// SoftEstimate, probabilities in place of the predicted class). Sources
+// without held-out rows keep their training-batch counts.
 func (tr *trainer) heldOutCounts(s *epochSums) {
 	K := tr.k
 	T := len(s.Conf)
 	clear(s.Pred)
-	tr.predict(tr.split[T], func(_, p int) { s.Pred[p]++ })
+	pr := make([]float64, K)
+	tr.m.logits(tr.split[T], tr.cfg.EvalBatch, func(_ int, l []float32) {
+		prediction(pr, l, tr.cfg.SoftEstimate)
+		for y, v := range pr {
+			s.Pred[y] += v
+		}
+	})
 	for t := range T {
 		if t >= len(tr.task.SourceTest) || tr.task.SourceTest[t].Len() == 0 {
 			continue
@@ -799,8 +810,11 @@ func (tr *trainer) heldOutCounts(s *epochSums) {
 			m[y] = make([]float64, K)
 		}
 		n := make([]float64, K)
-		tr.predict(held, func(r, p int) {
-			m[p][held.Y[r]]++
+		tr.m.logits(held, tr.cfg.EvalBatch, func(r int, l []float32) {
+			prediction(pr, l, tr.cfg.SoftEstimate)
+			for y, v := range pr {
+				m[y][held.Y[r]] += v
+			}
 			n[held.Y[r]]++
 		})
 		share := normalise(histogram(tr.task.Sources[t].Y, K))
@@ -813,12 +827,6 @@ func (tr *trainer) heldOutCounts(s *epochSums) {
 			}
 		}
 	}
-}
-
-// predict calls f(row, predicted class) for every sample of sp, in
-// evaluation mode.
-func (tr *trainer) predict(sp *data.Split, f func(row, pred int)) {
-	tr.m.predict(sp, tr.cfg.EvalBatch, f)
 }
 
 // trueAlpha returns T(y)/S_t(y) from the task's labels (the target training

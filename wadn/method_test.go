@@ -407,33 +407,51 @@ func TestPrediction(t *testing.T) {
 	}
 }
 
-// TestSoftEstimate checks that the soft estimate is used (the run differs
-// from the hard one once alpha is estimated) and keeps alpha feasible.
+// TestSoftEstimate checks, for each of the three estimates of alpha (the
+// training batches, an evaluation-mode pass, held-out source rows), that
+// soft-max probabilities reach it: the final alpha differs from the
+// arg-max counts' and stays feasible, and the target distribution sums to 1.
 func TestSoftEstimate(t *testing.T) {
-	run := func(soft bool) *Result {
-		cfg := tinyConfig(t, data.UDA)
-		cfg.SoftEstimate = soft
-		res, err := Train(context.Background(), tinyTask(data.UDA), cfg, RunOptions{Seed: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	hard, soft := run(false), run(true)
-	task := tinyTask(data.UDA)
-	for s, a := range soft.Alpha {
-		share := normalise(histogram(task.Sources[s].Y, 2))
-		// The constraint holds for the label shares of the rows the epochs
-		// drew, which are near the source's own.
-		if dot := a[0]*share[0] + a[1]*share[1]; a[0] < 0 || a[1] < 0 || math.Abs(dot-1) > 0.1 {
-			t.Errorf("source %d: alpha %v, sum alpha*S = %v", s, a, dot)
-		}
-		if slices.Equal(a, hard.Alpha[s]) {
-			t.Errorf("source %d: soft and hard estimates agree exactly (%v)", s, a)
-		}
-	}
-	if last := soft.History[len(soft.History)-1].TargetDist; math.Abs(last[0]+last[1]-1) > 1e-9 {
-		t.Errorf("soft target distribution %v does not sum to 1", last)
+	for _, c := range []struct {
+		name string
+		set  func(*Config)
+		tol  float64 // of sum_k alpha_k S_t(k) = 1
+	}{
+		// The batch estimate's constraint holds for the label shares of the
+		// rows the epochs drew, which are near the source's own.
+		{"batches", func(*Config) {}, 0.1},
+		{"eval", func(c *Config) { c.EvalEstimate = true }, 1e-6},
+		{"held-out", func(c *Config) { c.HeldOut = true }, 1e-6},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			task := tinyTask(data.UDA)
+			for i := range task.Sources {
+				task.SourceTest = append(task.SourceTest, tinySparse(task.Sources[i].Domain, 30, 0.5, 3*i, uint64(10+i)))
+			}
+			run := func(soft bool) *Result {
+				cfg := tinyConfig(t, data.UDA)
+				c.set(&cfg)
+				cfg.SoftEstimate = soft
+				res, err := Train(context.Background(), task, cfg, RunOptions{Seed: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			hard, soft := run(false), run(true)
+			for s, a := range soft.Alpha {
+				share := normalise(histogram(task.Sources[s].Y, 2))
+				if dot := a[0]*share[0] + a[1]*share[1]; a[0] < 0 || a[1] < 0 || math.Abs(dot-1) > c.tol {
+					t.Errorf("source %d: alpha %v, sum alpha*S = %v", s, a, dot)
+				}
+				if slices.Equal(a, hard.Alpha[s]) {
+					t.Errorf("source %d: soft and hard estimates agree exactly (%v)", s, a)
+				}
+			}
+			if last := soft.History[len(soft.History)-1].TargetDist; math.Abs(last[0]+last[1]-1) > 1e-9 {
+				t.Errorf("soft target distribution %v does not sum to 1", last)
+			}
+		})
 	}
 }
 

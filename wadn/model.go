@@ -177,6 +177,12 @@ func (m *model) accuracy(s *data.Split, batch int) float64 {
 // predict calls f(row, predicted class) for every sample of s, in
 // evaluation mode.
 func (m *model) predict(s *data.Split, batch int, f func(row, pred int)) {
+	m.logits(s, batch, func(r int, l []float32) { f(r, argmax(l)) })
+}
+
+// logits calls f(row, the row's logits) for every sample of s, in
+// evaluation mode; f must not keep the slice.
+func (m *model) logits(s *data.Split, batch int, f func(row int, logits []float32)) {
 	m.setTrain(false)
 	defer m.setTrain(true)
 	eachBatch(s.Len(), batch, func(rows []int) *autodiff.Tensor[float32] {
@@ -185,9 +191,9 @@ func (m *model) predict(s *data.Split, batch int, f func(row, pred int)) {
 }
 
 // eachBatch runs logits on the rows [0, n) in blocks of batch and calls
-// f(row, argmax of that row's logits) for every row, releasing each block's
-// graph before the next.
-func eachBatch(n, batch int, logits func(rows []int) *autodiff.Tensor[float32], f func(row, pred int)) {
+// f(row, that row's logits) for every row, releasing each block's graph
+// before the next.
+func eachBatch(n, batch int, logits func(rows []int) *autodiff.Tensor[float32], f func(row int, logits []float32)) {
 	rows := make([]int, 0, batch)
 	for lo := 0; lo < n; lo += batch {
 		rows = rows[:0]
@@ -198,7 +204,7 @@ func eachBatch(n, batch int, logits func(rows []int) *autodiff.Tensor[float32], 
 		k := out.Shape()[1]
 		d := out.Data()
 		for j, r := range rows {
-			f(r, argmax(d[j*k:(j+1)*k]))
+			f(r, d[j*k:(j+1)*k])
 		}
 		out.Release()
 	}

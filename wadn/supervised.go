@@ -250,8 +250,8 @@ func Accuracy(f func(*autodiff.Tensor[float32]) *autodiff.Tensor[float32], s dat
 	eachBatch(n, batch, func(rows []int) *autodiff.Tensor[float32] {
 		buf = s.Dense.Gather(rows, buf)
 		return f(autodiff.New(buf[:len(rows)*dim], append([]int{len(rows)}, s.Dense.Shape...)...))
-	}, func(r, p int) {
-		if p == s.Y[r] {
+	}, func(r int, l []float32) {
+		if argmax(l) == s.Y[r] {
 			correct++
 		}
 	})
