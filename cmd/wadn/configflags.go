@@ -43,7 +43,7 @@ var configFlags = []configFlag{
 	{"held-out", []string{"HeldOut"}, false, "wadn: estimate alpha from each source's confusion on its held-out test rows"},
 	{"oracle-alpha", []string{"OracleAlpha"}, false, "wadn, diagnostic: fix alpha at the true label ratios (reads the target labels)"},
 	{"pseudo-threshold", []string{"PseudoThreshold"}, 0.0, "wadn, unsupervised: leave target rows predicted with a probability below this out of the target centroids (default 0: every row)"},
-	{"soft-estimate", []string{"SoftEstimate"}, false, "wadn: estimate alpha from the training batches' soft-max probabilities instead of their arg-max"},
+	{"soft-estimate", []string{"SoftEstimate"}, false, "wadn: estimate alpha from soft-max probabilities instead of arg-max classes"},
 	{"eval-estimate", []string{"EvalEstimate"}, false, "wadn: estimate alpha from an evaluation-mode pass over all training samples"},
 	{"target-weight", []string{"TargetWeight", "Baseline.TargetWeight"}, 0.0, "limited labels: scale of the labelled target cross-entropy that wadn, dann, mdan, mdmn, m3sda and darn add, whose weight is then its sample count over the sources' (1: as merged into the source pool); default 0 (source+tar always merges it, mme and rlus have their own)"},
 	{"mu", []string{"Baseline.Mu"}, 0.0, "dann, mdan, darn, mdmn: weight of the adversarial term (default 0.01)"},
@@ -78,8 +78,7 @@ func registerConfigFlags(fs *flag.FlagSet) {
 
 // applyConfigFlags copies the configFlags set on fs into cfg, after
 // checking that method reads them in cfg's scenario (wadn.Method.Reads) and
-// that --depth is
-// given for the amazon network only.
+// that --depth is given for the amazon network only.
 func applyConfigFlags(fs *flag.FlagSet, method wadn.Method, cfg *wadn.Config) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
