@@ -135,6 +135,29 @@ func csrMulT[T kernel.Float](x *CSR, g []T, n, j0, j1 int, dw []T) {
 // one goroutine: 64 columns keep each Axpy long enough to amortise its call.
 const sparseBlock = 64
 
+// parallelColumns is parallelRange over n columns in blocks of at least
+// sparseBlock, with every bound but the last a multiple of 8. The float32
+// Axpy fuses multiply and add in its 8-wide vector body and not in its
+// scalar tail; with aligned bounds each column falls in a vector body or in
+// the last n%8 columns' tail, as with one thread, so the products are the
+// same to the bit whatever the thread count.
+func parallelColumns(n int, fn func(j0, j1 int)) {
+	parts := min(kernel.Threads(), n/sparseBlock)
+	if parts <= 1 {
+		if n > 0 {
+			fn(0, n)
+		}
+		return
+	}
+	bound := func(p int) int {
+		if p == parts {
+			return n
+		}
+		return (p * n / parts) &^ 7
+	}
+	kernel.Parallel(parts, func(p int) { fn(bound(p), bound(p+1)) })
+}
+
 // SparseMatMul returns the product of the sparse matrix x (rows x cols) and
 // the dense matrix w ([cols, n]), a [rows, n] tensor, without densifying x:
 //
@@ -154,7 +177,7 @@ func SparseMatMul[T kernel.Float](x *CSR, w *Tensor[T]) *Tensor[T] {
 	}
 	n := w.shape[1]
 	y := empty[T](x.Rows, n)
-	parallelRange(n, sparseBlock, func(j0, j1 int) {
+	parallelColumns(n, func(j0, j1 int) {
 		csrMul(x, w.data, n, j0, j1, y.data)
 	})
 	bw := func(g *Tensor[T], createGraph bool) []*Tensor[T] {
@@ -170,7 +193,7 @@ func SparseMatMul[T kernel.Float](x *CSR, w *Tensor[T]) *Tensor[T] {
 
 // sparseMulT sets dw (x.Cols x n) to x^T*g, column blocks in parallel.
 func sparseMulT[T kernel.Float](x *CSR, g []T, n int, dw []T) {
-	parallelRange(n, sparseBlock, func(j0, j1 int) {
+	parallelColumns(n, func(j0, j1 int) {
 		if j0 == 0 && j1 == n {
 			clear(dw)
 		} else {
@@ -193,7 +216,7 @@ func sparseMatMulTNode[T kernel.Float](x *CSR, g *Tensor[T]) *Tensor[T] {
 			return []*Tensor[T]{SparseMatMul(x, gw)}
 		}
 		gg := empty[T](x.Rows, n)
-		parallelRange(n, sparseBlock, func(j0, j1 int) {
+		parallelColumns(n, func(j0, j1 int) {
 			csrMul(x, gw.data, n, j0, j1, gg.data)
 		})
 		return []*Tensor[T]{gg}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wadn-go/wadn/autodiff"
+	"github.com/wadn-go/wadn/autodiff/kernel"
 )
 
 func TestCSRValidate(t *testing.T) {
@@ -177,4 +178,52 @@ func TestSparseMatMulShapeError(t *testing.T) {
 		}
 	}()
 	autodiff.SparseMatMul(x, autodiff.Zeros[float64](4, 2))
+}
+
+// TestSparseMatMulThreads checks that the float32 product and its gradient
+// are the same to the bit with one thread and with several, for widths whose
+// even split falls between the 8-wide vector blocks (500 of 1000 columns is
+// 496 in vector blocks and 4 in a scalar tail).
+func TestSparseMatMulThreads(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	const rows, cols = 20, 300
+	x, _ := randCSR(r, rows, cols, 0.2)
+	for _, n := range []int{1000, 1003, 204} {
+		wv := make([]float32, cols*n)
+		for i := range wv {
+			wv[i] = float32(r.NormFloat64())
+		}
+		sv := make([]float32, rows*n)
+		for i := range sv {
+			sv[i] = float32(r.NormFloat64())
+		}
+		run := func(threads int) (y, g []float32) {
+			defer kernel.SetThreads(kernel.SetThreads(threads))
+			w := autodiff.New(append([]float32(nil), wv...), cols, n).SetRequiresGrad(true)
+			out := autodiff.SparseMatMul(x, w)
+			grads, err := autodiff.Gradients([]*autodiff.Tensor[float32]{out},
+				[]*autodiff.Tensor[float32]{autodiff.New(append([]float32(nil), sv...), rows, n)},
+				[]*autodiff.Tensor[float32]{w}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return append([]float32(nil), out.Data()...), append([]float32(nil), grads[0].Data()...)
+		}
+		y1, g1 := run(1)
+		for _, threads := range []int{2, 3, 4} {
+			y, g := run(threads)
+			for i := range y1 {
+				if y[i] != y1[i] {
+					t.Errorf("n %d: y[%d] = %v with %d threads, %v with one", n, i, y[i], threads, y1[i])
+					break
+				}
+			}
+			for i := range g1 {
+				if g[i] != g1[i] {
+					t.Errorf("n %d: dW[%d] = %v with %d threads, %v with one", n, i, g[i], threads, g1[i])
+					break
+				}
+			}
+		}
+	}
 }

@@ -9,14 +9,19 @@ import (
 )
 
 // TestThreadsAgree runs operators large enough to be split over goroutines
-// with one thread and with several, forward and backward, and requires the
-// same results.
+// with one thread and with several, forward and backward, in both element
+// types, and requires the same results to the bit.
 func TestThreadsAgree(t *testing.T) {
+	t.Run("float64", threadsAgree[float64])
+	t.Run("float32", threadsAgree[float32])
+}
+
+func threadsAgree[T kernel.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
-	const n, c = 96, 300
-	x := make([]float64, n*c)
+	const n, c = 97, 301 // splits that fall between vector widths
+	x := make([]T, n*c)
 	for i := range x {
-		x[i] = r.Float64()*6 - 3
+		x[i] = T(r.Float64()*6 - 3)
 	}
 	labels := make([]int, n)
 	for i := range labels {
@@ -24,37 +29,48 @@ func TestThreadsAgree(t *testing.T) {
 	}
 	ops := []struct {
 		name string
-		f    func(*T64) *T64
+		f    func(*autodiff.Tensor[T]) *autodiff.Tensor[T]
 	}{
-		{"Tanh", autodiff.Tanh[float64]},
-		{"Sigmoid", autodiff.Sigmoid[float64]},
-		{"ReLU", autodiff.ReLU[float64]},
-		{"Softmax", autodiff.Softmax[float64]},
-		{"LogSoftmax", autodiff.LogSoftmax[float64]},
-		{"CrossEntropy", func(x *T64) *T64 { return must(autodiff.CrossEntropy(x, labels, nil, autodiff.ReduceNone)) }},
+		{"Tanh", autodiff.Tanh[T]},
+		{"Sigmoid", autodiff.Sigmoid[T]},
+		{"ReLU", autodiff.ReLU[T]},
+		{"Exp", autodiff.Exp[T]},
+		{"Softmax", autodiff.Softmax[T]},
+		{"LogSoftmax", autodiff.LogSoftmax[T]},
+		{"CrossEntropy", func(x *autodiff.Tensor[T]) *autodiff.Tensor[T] {
+			l, err := autodiff.CrossEntropy(x, labels, nil, autodiff.ReduceNone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}},
 	}
-	run := func(threads int, f func(*T64) *T64) (y, g []float64) {
+	run := func(threads int, f func(*autodiff.Tensor[T]) *autodiff.Tensor[T]) (y, g []T) {
 		defer kernel.SetThreads(kernel.SetThreads(threads))
-		in := autodiff.New(append([]float64(nil), x...), n, c).SetRequiresGrad(true)
+		in := autodiff.New(append([]T(nil), x...), n, c).SetRequiresGrad(true)
 		out := f(in)
 		loss := autodiff.SumAll(autodiff.Square(out))
 		loss.Backward()
-		y = append([]float64(nil), out.Data()...)
-		g = append([]float64(nil), in.Grad().Data()...)
+		y = append([]T(nil), out.Data()...)
+		g = append([]T(nil), in.Grad().Data()...)
 		loss.Release()
 		return y, g
 	}
 	for _, op := range ops {
 		y1, g1 := run(1, op.f)
-		y2, g2 := run(4, op.f)
-		for i := range y1 {
-			if y1[i] != y2[i] {
-				t.Fatalf("%s: output %d: %v with one thread, %v with four", op.name, i, y1[i], y2[i])
+		for _, threads := range []int{2, 3, 4} {
+			y2, g2 := run(threads, op.f)
+			for i := range y1 {
+				if y1[i] != y2[i] {
+					t.Errorf("%s: output %d: %v with one thread, %v with %d", op.name, i, y1[i], y2[i], threads)
+					break
+				}
 			}
-		}
-		for i := range g1 {
-			if g1[i] != g2[i] {
-				t.Fatalf("%s: gradient %d: %v with one thread, %v with four", op.name, i, g1[i], g2[i])
+			for i := range g1 {
+				if g1[i] != g2[i] {
+					t.Errorf("%s: gradient %d: %v with one thread, %v with %d", op.name, i, g1[i], g2[i], threads)
+					break
+				}
 			}
 		}
 	}
