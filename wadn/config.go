@@ -2,7 +2,9 @@ package wadn
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn"
@@ -114,6 +116,41 @@ type Config struct {
 	// Baseline holds the settings of the comparison methods; WADN itself
 	// ignores it.
 	Baseline BaselineConfig
+}
+
+// Set sets the setting key, a dotted path of a Config field ("C0",
+// "Baseline.Mu"), as settings.json records it, to v: a bool for a bool
+// field, an integer for an integer field, a number for a float field. An
+// error names an unknown key or a value of the wrong kind.
+func (c *Config) Set(key string, v any) error {
+	f := reflect.ValueOf(c).Elem()
+	for _, name := range strings.Split(key, ".") {
+		if f.Kind() != reflect.Struct {
+			return fmt.Errorf("wadn: no setting %q", key)
+		}
+		if f = f.FieldByName(name); !f.IsValid() {
+			return fmt.Errorf("wadn: no setting %q", key)
+		}
+	}
+	rv := reflect.ValueOf(v)
+	ok := rv.IsValid()
+	if ok {
+		switch f.Kind() {
+		case reflect.Bool:
+			ok = rv.Kind() == reflect.Bool
+		case reflect.Int:
+			ok = rv.CanInt()
+		case reflect.Float64:
+			ok = rv.CanInt() || rv.CanFloat()
+		default:
+			ok = false
+		}
+	}
+	if !ok {
+		return fmt.Errorf("wadn: setting %s is a %v, not %T", key, f.Type(), v)
+	}
+	f.Set(rv.Convert(f.Type()))
+	return nil
 }
 
 // DefaultConfig returns the paper's settings for a data set and scenario

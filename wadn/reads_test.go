@@ -3,7 +3,6 @@ package wadn
 import (
 	"context"
 	"maps"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -26,19 +25,6 @@ var unreadValues = map[string]any{
 	"Baseline.M3SDACentral": true, "Baseline.PADAMu": 0.3, "Baseline.PADARamp": 3.0,
 	"Baseline.MMELambda": 0.3, "Baseline.MMETemp": 0.1, "Baseline.RLUSC": 3.0,
 	"Baseline.TargetWeight": 1.0, "Transductive": true,
-}
-
-// setSetting sets the Config field at the dotted path key to v.
-func setSetting(t *testing.T, cfg *Config, key string, v any) {
-	t.Helper()
-	f := reflect.ValueOf(cfg).Elem()
-	for _, name := range strings.Split(key, ".") {
-		f = f.FieldByName(name)
-		if !f.IsValid() {
-			t.Fatalf("no Config field %s", key)
-		}
-	}
-	f.Set(reflect.ValueOf(v).Convert(f.Type()))
 }
 
 // TestMethodsIgnoreUnreadSettings checks Method.Reads against training:
@@ -92,13 +78,15 @@ func readsIn(t *testing.T, m Method, sc data.Scenario, keys []string) {
 		}
 		changeAll := func(cfg *Config) {
 			for _, k := range unread {
-				setSetting(t, cfg, k, unreadValues[k])
+				if err := cfg.Set(k, unreadValues[k]); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		want := run(func(*Config) {})
 		if got := run(changeAll); !cmp.Equal(got, want) {
 			for _, k := range unread {
-				if !cmp.Equal(run(func(cfg *Config) { setSetting(t, cfg, k, unreadValues[k]) }), want) {
+				if !cmp.Equal(run(func(cfg *Config) { cfg.Set(k, unreadValues[k]) }), want) {
 					t.Errorf("%s changes the %s run, but Reads(%q) is false", k, sc, k)
 				}
 			}
@@ -135,5 +123,52 @@ func TestReadsUnlisted(t *testing.T) {
 	}
 	if !readsSetting("no-such-method", data.UDA, "C0") {
 		t.Error("an unknown method should read every setting")
+	}
+}
+
+// TestConfigSet checks setting Config fields by dotted path: the fields
+// change and nothing else, and unknown keys and values of the wrong kind are
+// refused with the config untouched.
+func TestConfigSet(t *testing.T) {
+	def, err := DefaultConfig("amazon", data.UDA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key     string
+		v       any
+		want    func(*Config)
+		wantErr string
+	}{
+		{"C0", 0.25, func(c *Config) { c.C0 = 0.25 }, ""},
+		{"C0", 2, func(c *Config) { c.C0 = 2 }, ""},
+		{"AlignStart", 7, func(c *Config) { c.AlignStart = 7 }, ""},
+		{"HeldOut", true, func(c *Config) { c.HeldOut = true }, ""},
+		{"Baseline.M3SDAOrder", 2, func(c *Config) { c.Baseline.M3SDAOrder = 2 }, ""},
+		{"Baseline.MDANHard", true, func(c *Config) { c.Baseline.MDANHard = true }, ""},
+		{"AlignStart", 0.5, nil, "AlignStart is a int"},
+		{"HeldOut", 1, nil, "HeldOut is a bool"},
+		{"C0", "0.1", nil, "C0 is a float64"},
+		{"C0", nil, nil, "C0 is a float64"},
+		{"Hidden", 3, nil, "Hidden is a []int"},
+		{"NoSuch", 1, nil, `no setting "NoSuch"`},
+		{"C0.X", 1, nil, `no setting "C0.X"`},
+		{"Baseline.NoSuch", 1, nil, `no setting "Baseline.NoSuch"`},
+	} {
+		got := def
+		err := got.Set(c.key, c.v)
+		want := def
+		if c.want != nil {
+			c.want(&want)
+		}
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("Set(%q, %v): %v", c.key, c.v, err)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("Set(%q, %v): error %v, want one with %q", c.key, c.v, err, c.wantErr)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("Set(%q, %v) (-want +got):\n%s", c.key, c.v, d)
+		}
 	}
 }

@@ -492,9 +492,12 @@ func lookupMethod(name string, scenario data.Scenario) (*Method, error) {
 	return nil, fmt.Errorf("wadn: unknown method %q (want one of %s)", name, strings.Join(MethodNames(), ", "))
 }
 
-// CheckMethod reports whether Experiment.Run accepts method in scenario,
-// with an error naming the valid methods or the method's scenarios.
-func CheckMethod(method string, scenario data.Scenario) error {
-	_, err := lookupMethod(method, scenario)
-	return err
+// LookupMethod returns the method Experiment.Run trains as method in
+// scenario, or an error naming the valid methods or the method's scenarios.
+func LookupMethod(method string, scenario data.Scenario) (Method, error) {
+	m, err := lookupMethod(method, scenario)
+	if err != nil {
+		return Method{}, err
+	}
+	return *m, nil
 }

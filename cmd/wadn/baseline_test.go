@@ -6,7 +6,6 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -124,24 +123,10 @@ func checkConfigFlag(t *testing.T, c configFlag, keys []string, values map[strin
 		t.Fatalf("--%s with --method %s in %s: %v", c.name, m.Name, sc, err)
 	}
 	want := def
+	typed := map[string]any{"float64": 0.37, "int": 7, "bool": true}[kind]
 	for _, k := range keys {
-		f := reflect.ValueOf(&want).Elem()
-		for _, name := range strings.Split(k, ".") {
-			f = f.FieldByName(name)
-		}
-		if !f.IsValid() {
-			t.Fatalf("--%s: no Config field %s", c.name, k)
-		}
-		v, _ := strconv.ParseFloat(values[kind], 64)
-		switch f.Kind() {
-		case reflect.Float64:
-			f.SetFloat(v)
-		case reflect.Int:
-			f.SetInt(int64(v))
-		case reflect.Bool:
-			f.SetBool(true)
-		default:
-			t.Fatalf("--%s: Config field %s of kind %v", c.name, k, f.Kind())
+		if err := want.Set(k, typed); err != nil {
+			t.Fatalf("--%s: %v", c.name, err)
 		}
 	}
 	if d := cmp.Diff(want, got); d != "" {

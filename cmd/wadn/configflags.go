@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/wadn-go/wadn/wadn"
@@ -98,13 +97,10 @@ func applyConfigFlags(fs *flag.FlagSet, method wadn.Method, cfg *wadn.Config) er
 			err = fmt.Errorf("--depth applies to the amazon network only")
 			return
 		}
-		v := reflect.ValueOf(f.Value.(flag.Getter).Get())
 		for _, k := range c.keys {
-			field := reflect.ValueOf(cfg).Elem()
-			for _, name := range strings.Split(k, ".") {
-				field = field.FieldByName(name)
+			if err = cfg.Set(k, f.Value.(flag.Getter).Get()); err != nil {
+				return
 			}
-			field.Set(v.Convert(field.Type()))
 		}
 	})
 	return err

@@ -83,12 +83,13 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if *epochs > 0 {
 		cfg.Epochs = *epochs
 	}
-	if err := wadn.CheckMethod(*method, sc); err != nil {
+	m, err := wadn.LookupMethod(*method, sc)
+	if err != nil {
 		fmt.Fprintf(e.stderr, "wadn run: --method: %v\n", err)
 		return errUsage
 	}
 	cfg.Baseline = wadn.DefaultBaselineConfig(ds, sc)
-	if err := applyConfigFlags(fs, lookupRunMethod(*method), &cfg); err != nil {
+	if err := applyConfigFlags(fs, m, &cfg); err != nil {
 		fmt.Fprintf(e.stderr, "wadn run: %v\n", err)
 		return errUsage
 	}
@@ -200,15 +201,4 @@ func fmtVec(v []float64) string {
 		parts[i] = fmt.Sprintf("%.3f", x)
 	}
 	return "[" + strings.Join(parts, " ") + "]"
-}
-
-// lookupRunMethod returns the method called name, which wadn.CheckMethod
-// has accepted.
-func lookupRunMethod(name string) wadn.Method {
-	for _, m := range wadn.Methods() {
-		if m.Name == name {
-			return m
-		}
-	}
-	panic("wadn run: method " + name + " not found")
 }
