@@ -96,7 +96,9 @@ func paperAverage(scenario, dataset, method string) (float64, bool) {
 // Row is one experiment in a report.
 type Row struct {
 	ExperimentResult
-	Dir       string  // the experiment's output directory
+	// Dir is the experiment's output directory; for experiments merged from
+	// parts (mergeParts), that of the part holding the first seed.
+	Dir       string
 	Published float64 // the paper's number, NaN when there is none
 	// Variant says how the experiment's recorded settings differ from the
 	// defaults ("C0 0.03, Transductive true"), "" when they do not. When
@@ -151,6 +153,7 @@ func Collect(dir string) ([]Row, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("no %s under %s: run 'wadn run --out DIR' first", ExperimentFile, dir)
 	}
+	rows = mergeParts(rows)
 	// Experiments that their settings cannot tell apart are named by their
 	// directories: all those that record no settings, and those that do
 	// when two or more of them record the same.
@@ -196,6 +199,93 @@ func Collect(dir string) ([]Row, error) {
 		return a.Target < b.Target
 	})
 	return rows, nil
+}
+
+// mergeParts pools experiments that are parts of one: the same scenario,
+// data set, method, target and sources, the same recorded settings (Variant)
+// and no seed in common, as when each seed of an experiment runs in its own
+// process and directory. A merged row holds the parts' seeds in ascending
+// order with their accuracies, alpha and lambda, and the mean and sample
+// standard deviation over them all. Parts that share a seed (an experiment
+// run twice), and experiments that record no settings, stay apart.
+func mergeParts(rows []Row) []Row {
+	type part struct{ sc, ds, method, variant, target, sources string }
+	groups := map[part][]int{}
+	var order []part
+	for i, r := range rows {
+		if !r.recorded {
+			continue
+		}
+		k := part{r.Scenario, r.Dataset, r.Method, r.Variant, r.Target, strings.Join(r.Sources, ",")}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	merged := map[int]bool{} // rows absorbed into another
+	for _, k := range order {
+		idx := groups[k]
+		if len(idx) < 2 {
+			continue
+		}
+		type seedRun struct {
+			seed         uint64
+			acc          float64
+			alpha, truth [][]float64
+			lambda       []float64
+			dir          string
+		}
+		var runs []seedRun
+		seen := map[uint64]bool{}
+		disjoint := true
+		for _, i := range idx {
+			r := &rows[i]
+			for j, s := range r.Seeds {
+				if seen[s] || j >= len(r.Accuracy) {
+					disjoint = false
+					break
+				}
+				seen[s] = true
+				sr := seedRun{seed: s, acc: r.Accuracy[j], dir: r.Dir}
+				if j < len(r.Alpha) {
+					sr.alpha = r.Alpha[j]
+				}
+				if j < len(r.TrueAlpha) {
+					sr.truth = r.TrueAlpha[j]
+				}
+				if j < len(r.Lambda) {
+					sr.lambda = r.Lambda[j]
+				}
+				runs = append(runs, sr)
+			}
+		}
+		if !disjoint {
+			continue
+		}
+		sort.Slice(runs, func(a, b int) bool { return runs[a].seed < runs[b].seed })
+		m := rows[idx[0]]
+		m.Seeds, m.Accuracy, m.Alpha, m.TrueAlpha, m.Lambda = nil, nil, nil, nil, nil
+		for _, sr := range runs {
+			m.Seeds = append(m.Seeds, sr.seed)
+			m.Accuracy = append(m.Accuracy, sr.acc)
+			m.Alpha = append(m.Alpha, sr.alpha)
+			m.TrueAlpha = append(m.TrueAlpha, sr.truth)
+			m.Lambda = append(m.Lambda, sr.lambda)
+		}
+		m.Mean, m.Std = meanStd(m.Accuracy)
+		m.Dir = runs[0].dir
+		rows[idx[0]] = m
+		for _, i := range idx[1:] {
+			merged[i] = true
+		}
+	}
+	out := rows[:0]
+	for i, r := range rows {
+		if !merged[i] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // WriteTable writes rows as Markdown: a table of mean +- std per target and

@@ -2,6 +2,7 @@ package wadn
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,32 +127,7 @@ func TestReportVariants(t *testing.T) {
 	dir := t.TempDir()
 	write := func(sub, method string, acc float64, change func(*settings)) {
 		t.Helper()
-		exp := filepath.Join(dir, sub)
-		res := ExperimentResult{Dataset: "amazon", Target: "kitchen", Sources: []string{"books", "dvd", "electronics"},
-			Scenario: "uda", Method: method, Seeds: []uint64{0}, Accuracy: []float64{acc}}
-		res.Mean, res.Std = meanStd(res.Accuracy)
-		if err := writeJSON(filepath.Join(exp, ExperimentFile), res); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Join(exp, "seed0"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := writeLog(filepath.Join(exp, "seed0"), []EpochLog{{Epoch: 1, Lambda: []float64{1, 0, 0}, Alpha: [][]float64{{1, 1}, {1, 1}, {1, 1}}}}); err != nil {
-			t.Fatal(err)
-		}
-		if change == nil {
-			return
-		}
-		cfg, err := DefaultConfig("amazon", data.UDA)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Baseline = DefaultBaselineConfig("amazon", data.UDA)
-		s := settings{Dataset: "amazon", Target: "kitchen", Method: method, Config: cfg, Protocol: data.AmazonProtocol(data.UDA)}
-		change(&s)
-		if err := writeJSON(filepath.Join(exp, SettingsFile), s); err != nil {
-			t.Fatal(err)
-		}
+		writeExperiment(t, filepath.Join(dir, sub), method, []uint64{0}, []float64{acc}, change)
 	}
 	write("default", "wadn", 82, func(*settings) {})
 	write("c0", "wadn", 79, func(s *settings) { s.Config.C0 = 0.03 })
@@ -205,5 +181,96 @@ func TestReportVariants(t *testing.T) {
 			t.Errorf("plot %s written twice", f)
 		}
 		seen[f] = true
+	}
+}
+
+// writeExperiment writes an Amazon kitchen experiment into exp as wadn run
+// would: experiment.json with the seeds' accuracies, each seed's epoch log
+// and, unless change is nil, settings.json with the defaults after change.
+func writeExperiment(t *testing.T, exp, method string, seeds []uint64, acc []float64, change func(*settings)) {
+	t.Helper()
+	res := ExperimentResult{Dataset: "amazon", Target: "kitchen", Sources: []string{"books", "dvd", "electronics"},
+		Scenario: "uda", Method: method, Seeds: seeds, Accuracy: acc}
+	res.Mean, res.Std = meanStd(res.Accuracy)
+	if err := writeJSON(filepath.Join(exp, ExperimentFile), res); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range seeds {
+		sd := filepath.Join(exp, fmt.Sprintf("seed%d", s))
+		if err := os.MkdirAll(sd, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeLog(sd, []EpochLog{{Epoch: 1, Lambda: []float64{1, 0, 0}, Alpha: [][]float64{{1, 1}, {1, 1}, {1, 1}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if change == nil {
+		return
+	}
+	cfg, err := DefaultConfig("amazon", data.UDA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Baseline = DefaultBaselineConfig("amazon", data.UDA)
+	s := settings{Dataset: "amazon", Target: "kitchen", Method: method, Config: cfg, Protocol: data.AmazonProtocol(data.UDA)}
+	change(&s)
+	if err := writeJSON(filepath.Join(exp, SettingsFile), s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReportMergesParts checks that experiments run in parts (a seed or
+// two per directory, the same settings) are reported as one, and that
+// parts sharing a seed, or recording no settings, are not.
+func TestReportMergesParts(t *testing.T) {
+	dir := t.TempDir()
+	same := func(*settings) {}
+	c0 := func(s *settings) { s.Config.C0 = 0.03 }
+	writeExperiment(t, filepath.Join(dir, "p2"), "wadn", []uint64{2, 3}, []float64{80, 81}, same)
+	writeExperiment(t, filepath.Join(dir, "p0"), "wadn", []uint64{0}, []float64{84}, same)
+	writeExperiment(t, filepath.Join(dir, "p1"), "wadn", []uint64{1}, []float64{83}, same)
+	writeExperiment(t, filepath.Join(dir, "c0a"), "wadn", []uint64{0}, []float64{79}, c0)
+	writeExperiment(t, filepath.Join(dir, "c0b"), "wadn", []uint64{0, 1}, []float64{78, 77}, c0)
+	writeExperiment(t, filepath.Join(dir, "old1"), "wadn", []uint64{5}, []float64{70}, nil)
+	writeExperiment(t, filepath.Join(dir, "old2"), "wadn", []uint64{6}, []float64{71}, nil)
+	writeExperiment(t, filepath.Join(dir, "src"), "source", []uint64{0}, []float64{75}, same)
+	rows, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type summary struct {
+		Seeds    []uint64
+		Accuracy []float64
+		Dir      string
+	}
+	got := map[string]summary{}
+	for _, r := range rows {
+		got[r.Label()] = summary{r.Seeds, r.Accuracy, filepath.Base(r.Dir)}
+	}
+	want := map[string]summary{
+		"wadn":                                 {[]uint64{0, 1, 2, 3}, []float64{84, 83, 80, 81}, "p0"},
+		"wadn [C0 0.03, dir c0a]":              {[]uint64{0}, []float64{79}, "c0a"},
+		"wadn [C0 0.03, dir c0b]":              {[]uint64{0, 1}, []float64{78, 77}, "c0b"},
+		"wadn [settings unrecorded, dir old1]": {[]uint64{5}, []float64{70}, "old1"},
+		"wadn [settings unrecorded, dir old2]": {[]uint64{6}, []float64{71}, "old2"},
+		"source":                               {[]uint64{0}, []float64{75}, "src"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	for _, r := range rows {
+		if r.Label() != "wadn" {
+			continue
+		}
+		if m, s := meanStd([]float64{84, 83, 80, 81}); r.Mean != m || r.Std != s {
+			t.Errorf("merged mean, std = %v, %v; want %v, %v", r.Mean, r.Std, m, s)
+		}
+	}
+	files, err := WritePlots(filepath.Join(dir, "plots"), rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2*len(rows) {
+		t.Errorf("%d plot files for %d rows: %v", len(files), len(rows), files)
 	}
 }
