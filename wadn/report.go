@@ -110,6 +110,36 @@ type Row struct {
 	recorded bool // the directory records its settings
 }
 
+// AlphaError returns the error of WADN's final alpha on the source where it
+// is largest: per source, the mean absolute difference from the true ratios
+// over the classes and the seeds. ok is false for the baselines (they keep
+// no alpha) and for experiments that recorded no true ratios.
+func (r *Row) AlphaError() (e float64, ok bool) {
+	if r.Method != "wadn" || len(r.Alpha) == 0 || len(r.Alpha) != len(r.TrueAlpha) {
+		return 0, false
+	}
+	var per []float64 // per source, summed over the seeds
+	for i, seed := range r.Alpha {
+		truth := r.TrueAlpha[i]
+		if len(seed) != len(truth) || (per != nil && len(seed) != len(per)) {
+			return 0, false
+		}
+		if per == nil {
+			per = make([]float64, len(seed))
+		}
+		for t := range seed {
+			if len(seed[t]) != len(truth[t]) || len(seed[t]) == 0 {
+				return 0, false
+			}
+			per[t] += meanAbsDiff(seed[t], truth[t])
+		}
+	}
+	if len(per) == 0 {
+		return 0, false
+	}
+	return slices.Max(per) / float64(len(r.Alpha)), true
+}
+
 // Label returns the row's method with its Variant, if any, in brackets.
 func (r *Row) Label() string {
 	if r.Variant == "" {
@@ -294,8 +324,8 @@ func mergeParts(rows []Row) []Row {
 // (WriteComparison).
 func WriteTable(w io.Writer, rows []Row) error {
 	var b strings.Builder
-	fmt.Fprintln(&b, "| scenario | dataset | method | target | seeds | accuracy (%) | paper | difference |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(&b, "| scenario | dataset | method | target | seeds | accuracy (%) | paper | difference | alpha error |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|")
 	type key struct{ sc, ds, m, label string }
 	var order []key
 	sums := map[key][]float64{}
@@ -312,8 +342,12 @@ func WriteTable(w io.Writer, rows []Row) error {
 			diff = fmt.Sprintf("%+.2f", r.Mean-r.Published)
 			pubs[k] = append(pubs[k], r.Published)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.2f ± %.2f | %s | %s |\n",
-			r.Scenario, r.Dataset, r.Label(), r.Target, len(r.Seeds), r.Mean, r.Std, pub, diff)
+		aerr := "-"
+		if e, ok := r.AlphaError(); ok {
+			aerr = fmt.Sprintf("%.3f", e)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.2f ± %.2f | %s | %s | %s |\n",
+			r.Scenario, r.Dataset, r.Label(), r.Target, len(r.Seeds), r.Mean, r.Std, pub, diff, aerr)
 	}
 	for _, k := range order {
 		m, _ := meanStd(sums[k])
@@ -324,7 +358,7 @@ func WriteTable(w io.Writer, rows []Row) error {
 		} else if pm, ok := PublishedAverage[k.sc][k.ds][k.m]; ok {
 			pub, diff = fmt.Sprintf("%.2f (all targets)", pm), fmt.Sprintf("%+.2f", m-pm)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | **average** over %d | | %.2f | %s | %s |\n", k.sc, k.ds, k.label, len(sums[k]), m, pub, diff)
+		fmt.Fprintf(&b, "| %s | %s | %s | **average** over %d | | %.2f | %s | %s | |\n", k.sc, k.ds, k.label, len(sums[k]), m, pub, diff)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err

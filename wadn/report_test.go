@@ -17,7 +17,17 @@ func TestReportTableAndPlots(t *testing.T) {
 	dir := t.TempDir()
 	exp := filepath.Join(dir, "amazon-kitchen")
 	res := ExperimentResult{Dataset: "amazon", Target: "kitchen", Sources: []string{"books", "dvd", "electronics"},
-		Scenario: "uda", Method: "wadn", Seeds: []uint64{0, 1}, Accuracy: []float64{84, 82}}
+		Scenario: "uda", Method: "wadn", Seeds: []uint64{0, 1}, Accuracy: []float64{84, 82},
+		// Final alpha error per source: seed 0 0.25, 0.25, 0; seed 1 0.1,
+		// 0.2, 0. The worst source's mean over the seeds is 0.225.
+		Alpha: [][][]float64{
+			{{1.5, 1}, {2, 0.5}, {1.5, 0.75}},
+			{{1.4, 0.85}, {1.8, 0.75}, {1.5, 0.75}},
+		},
+		TrueAlpha: [][][]float64{
+			{{1.5, 0.5}, {1.5, 0.5}, {1.5, 0.75}},
+			{{1.5, 0.75}, {1.5, 0.85}, {1.5, 0.75}},
+		}}
 	res.Mean, res.Std = meanStd(res.Accuracy)
 	if err := writeJSON(filepath.Join(exp, ExperimentFile), res); err != nil {
 		t.Fatal(err)
@@ -43,7 +53,7 @@ func TestReportTableAndPlots(t *testing.T) {
 	if err := WriteTable(&b, rows); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| uda | amazon | wadn | kitchen | 2 | 83.00 ± 1.41 | 83.73 | -0.73 |", "**average** over 1 |"} {
+	for _, want := range []string{"| uda | amazon | wadn | kitchen | 2 | 83.00 ± 1.41 | 83.73 | -0.73 | 0.225 |", "**average** over 1 |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
@@ -162,7 +172,7 @@ func TestReportVariants(t *testing.T) {
 	if err := WriteTable(&b, rows); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"| uda | amazon | wadn [C0 0.03] | kitchen | 1 | 79.00 ± 0.00 | 83.73 | -4.73 |",
+	for _, w := range []string{"| uda | amazon | wadn [C0 0.03] | kitchen | 1 | 79.00 ± 0.00 | 83.73 | -4.73 | - |",
 		"| target | wadn | wadn [C0 0.03] | wadn [Protocol.Pool false] |", " 79.00 ± 0.00 (83.73) |"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("report lacks %q:\n%s", w, b.String())
