@@ -113,7 +113,7 @@ type Row struct {
 // AlphaError returns the error of WADN's final alpha on the source where it
 // is largest: per source, the mean absolute difference from the true ratios
 // over the classes and the seeds. ok is false for the baselines (they keep
-// no alpha) and for experiments that recorded no true ratios.
+// no alpha) and when a seed recorded no alpha or no true ratios.
 func (r *Row) AlphaError() (e float64, ok bool) {
 	if r.Method != "wadn" || len(r.Alpha) == 0 || len(r.Alpha) != len(r.TrueAlpha) {
 		return 0, false
@@ -121,7 +121,7 @@ func (r *Row) AlphaError() (e float64, ok bool) {
 	var per []float64 // per source, summed over the seeds
 	for i, seed := range r.Alpha {
 		truth := r.TrueAlpha[i]
-		if len(seed) != len(truth) || (per != nil && len(seed) != len(per)) {
+		if len(seed) == 0 || len(seed) != len(truth) || (per != nil && len(seed) != len(per)) {
 			return 0, false
 		}
 		if per == nil {

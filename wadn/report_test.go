@@ -3,6 +3,7 @@ package wadn
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -282,5 +283,31 @@ func TestReportMergesParts(t *testing.T) {
 	}
 	if len(files) != 2*len(rows) {
 		t.Errorf("%d plot files for %d rows: %v", len(files), len(rows), files)
+	}
+}
+
+func TestRowAlphaError(t *testing.T) {
+	a := [][]float64{{2, 0.5}, {1.5, 0.75}} // errors 0.375 and 0 against truth
+	truth := [][]float64{{1.5, 0.75}, {1.5, 0.75}}
+	for _, c := range []struct {
+		name      string
+		method    string
+		alpha     [][][]float64
+		trueAlpha [][][]float64
+		want      float64
+		ok        bool
+	}{
+		{"one seed", "wadn", [][][]float64{a}, [][][]float64{truth}, 0.375, true},
+		{"two seeds", "wadn", [][][]float64{a, truth}, [][][]float64{truth, truth}, 0.1875, true},
+		{"baseline", "mdmn", [][][]float64{a}, [][][]float64{truth}, 0, false},
+		{"no truth", "wadn", [][][]float64{a}, nil, 0, false},
+		{"a seed without alpha", "wadn", [][][]float64{nil, a}, [][][]float64{nil, truth}, 0, false},
+		{"sources differ", "wadn", [][][]float64{a, a[:1]}, [][][]float64{truth, truth[:1]}, 0, false},
+	} {
+		r := Row{ExperimentResult: ExperimentResult{Method: c.method, Alpha: c.alpha, TrueAlpha: c.trueAlpha}}
+		got, ok := r.AlphaError()
+		if ok != c.ok || math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: AlphaError() = %v, %v; want %v, %v", c.name, got, ok, c.want, c.ok)
+		}
 	}
 }
