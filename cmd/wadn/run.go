@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -173,12 +174,22 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, string(b))
 		return nil
 	}
-	for i, s := range res.Seeds {
-		fmt.Fprintf(e.stdout, "seed %d: target %s accuracy %.2f%%\n", s, res.Target, res.Accuracy[i])
-	}
-	fmt.Fprintf(e.stdout, "%s %s %s -> %s: %.2f +- %.2f%% over %d seeds\n",
-		res.Method, res.Scenario, strings.Join(res.Sources, ","), res.Target, res.Mean, res.Std, len(res.Seeds))
+	writeSummary(e.stdout, res)
 	return nil
+}
+
+// writeSummary prints each seed's accuracy and their mean, with the sample
+// standard deviation when there are two seeds or more.
+func writeSummary(w io.Writer, res *wadn.ExperimentResult) {
+	for i, s := range res.Seeds {
+		fmt.Fprintf(w, "seed %d: target %s accuracy %.2f%%\n", s, res.Target, res.Accuracy[i])
+	}
+	head := fmt.Sprintf("%s %s %s -> %s", res.Method, res.Scenario, strings.Join(res.Sources, ","), res.Target)
+	if len(res.Seeds) == 1 {
+		fmt.Fprintf(w, "%s: %.2f%% (1 seed)\n", head, res.Mean)
+		return
+	}
+	fmt.Fprintf(w, "%s: %.2f +- %.2f%% over %d seeds\n", head, res.Mean, res.Std, len(res.Seeds))
 }
 
 // parseSeeds reads a comma-separated list of non-negative integers.

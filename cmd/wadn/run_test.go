@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wadn-go/wadn/wadn"
 )
 
 func TestRunRejectsBadFlags(t *testing.T) {
@@ -92,5 +94,37 @@ func TestRunSplit(t *testing.T) {
 	}
 	if code, _, errOut := runArgs(t, "", "run", "--split", "random", "--epochs", "1", "--out", t.TempDir()); code != 2 || !strings.Contains(errOut, "--split") {
 		t.Errorf("--split random: exit %d, stderr %q; want 2 naming the flag", code, errOut)
+	}
+}
+
+func TestWriteSummary(t *testing.T) {
+	base := wadn.ExperimentResult{Method: "wadn", Scenario: "uda", Target: "kitchen",
+		Sources: []string{"books", "dvd", "electronics"}}
+	tests := []struct {
+		name  string
+		seeds []uint64
+		acc   []float64
+		mean  float64
+		std   float64
+		want  string
+	}{
+		{"one seed shows no spread", []uint64{0}, []float64{79.53}, 79.53, 0,
+			"seed 0: target kitchen accuracy 79.53%\n" +
+				"wadn uda books,dvd,electronics -> kitchen: 79.53% (1 seed)\n"},
+		{"several seeds show mean and std", []uint64{3, 4}, []float64{80, 82.5}, 81.25, 1.7678,
+			"seed 3: target kitchen accuracy 80.00%\n" +
+				"seed 4: target kitchen accuracy 82.50%\n" +
+				"wadn uda books,dvd,electronics -> kitchen: 81.25 +- 1.77% over 2 seeds\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := base
+			res.Seeds, res.Accuracy, res.Mean, res.Std = tc.seeds, tc.acc, tc.mean, tc.std
+			var b strings.Builder
+			writeSummary(&b, &res)
+			if b.String() != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", b.String(), tc.want)
+			}
+		})
 	}
 }
