@@ -272,7 +272,13 @@ func (e *Experiment) pick() ([]data.Domain, error) {
 	if !found {
 		return nil, fmt.Errorf("wadn: target %q is not among the domains %s", e.Target, strings.Join(names, ", "))
 	}
-	for _, s := range e.Sources {
+	for i, s := range e.Sources {
+		if s == "" {
+			return nil, errors.New("wadn: empty source name")
+		}
+		if slices.Contains(e.Sources[:i], s) {
+			return nil, fmt.Errorf("wadn: source %q is named twice", s)
+		}
 		if !slices.Contains(names, s) {
 			return nil, fmt.Errorf("wadn: source %q is not among the domains %s", s, strings.Join(names, ", "))
 		}

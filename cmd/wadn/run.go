@@ -81,8 +81,16 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "wadn run: %v\n", err)
 		return errUsage
 	}
+	if *epochs < 0 {
+		fmt.Fprintf(e.stderr, "wadn run: --epochs %d: want a positive count, or 0 for the paper's\n", *epochs)
+		return errUsage
+	}
 	if *epochs > 0 {
 		cfg.Epochs = *epochs
+	}
+	if *threads < 0 {
+		fmt.Fprintf(e.stderr, "wadn run: --threads %d: want a positive count, or 0 for all cores\n", *threads)
+		return errUsage
 	}
 	m, err := wadn.LookupMethod(*method, sc)
 	if err != nil {
@@ -130,6 +138,10 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	where := *dir
 	if where == "" {
+		if ds != "amazon" {
+			fmt.Fprintf(e.stderr, "wadn run: %s has no embedded copy: give its data directory with --data DIR or $%s\n", ds, datadir.Env)
+			return errUsage
+		}
 		where = "the embedded copy"
 	}
 	fmt.Fprintf(e.stderr, "loading %s from %s\n", ds, where)

@@ -15,6 +15,9 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"run", "--seeds", "1,x"},
 		{"run", "--dataset", "cifar"},
 		{"run", "extra"},
+		{"run", "--epochs", "-1"},
+		{"run", "--threads", "-2"},
+		{"run", "--dataset", "digits", "--data", ""},
 	} {
 		code, _, errOut := runArgs(t, "", args...)
 		if code != 2 || errOut == "" {
@@ -24,6 +27,16 @@ func TestRunRejectsBadFlags(t *testing.T) {
 	code, _, errOut := runArgs(t, "", "run", "--data", "", "--target", "nowhere", "--epochs", "1", "--out", t.TempDir())
 	if code != 1 || !strings.Contains(errOut, "nowhere") {
 		t.Errorf("unknown target: exit %d, stderr %q", code, errOut)
+	}
+	for _, tc := range []struct{ sources, want string }{
+		{"books,books", `source "books" is named twice`},
+		{"books,,dvd", "empty source name"},
+		{"books,kitchen", `"kitchen" is both the target and a source`},
+	} {
+		code, _, errOut := runArgs(t, "", "run", "--data", "", "--sources", tc.sources, "--epochs", "1", "--out", t.TempDir())
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("--sources %s: exit %d, stderr %q; want 1 and %q", tc.sources, code, errOut, tc.want)
+		}
 	}
 }
 
