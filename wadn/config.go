@@ -107,6 +107,21 @@ type Config struct {
 	// its held-out rows (data.Task.SourceTest), which training never sees, and
 	// the target distribution from an evaluation-mode pass.
 	HeldOut bool
+	// CodeCentroids, when set, computes the explicit conditional term as
+	// the authors' code does instead of as the paper states it: for source
+	// t the sum over classes y of alpha_t(y) S_t(y) (S_t its label
+	// distribution) times the mean over the feature dimensions of
+	// (C_t^y - C^y)^2, where the target centroid C^y is the batch's class-y
+	// mean times 1-CentroidKeep: the code computes the target's moving
+	// average but stores it under another name, so the average it starts
+	// from stays zero.
+	CodeCentroids bool
+	// ClassNorm, when set, divides each source's alpha-weighted
+	// cross-entropy by the batch's sum of weights (the weighted mean of
+	// PyTorch's nll_loss, which the authors' code calls) instead of by the
+	// batch size.
+	ClassNorm bool
+
 	// OracleAlpha, a diagnostic, fixes every alpha_t at the true ratios
 	// T(y)/S_t(y), read from the target's labels, and never re-estimates
 	// it: the accuracy a perfect estimate would allow. WADN alone reads it

@@ -157,7 +157,10 @@ type trainer struct {
 type wadnAlgo struct {
 	centS []*autodiff.Tensor[float32] // per-source centroids [K, d], leaves
 	centT *autodiff.Tensor[float32]   // target centroids
-	zint  []*autodiff.Tensor[float32] // per-source interpolation leaves, reused
+	zeroT *autodiff.Tensor[float32]   // zeros [K, d]: the target average of CodeCentroids
+	// srcDist are the sources' label distributions S_t (CodeCentroids).
+	srcDist [][]float64
+	zint    []*autodiff.Tensor[float32] // per-source interpolation leaves, reused
 
 	// With Config.Transductive: the trainer's splits plus the target's test
 	// split, whose rows (labels unread) form the critics' target block, and
@@ -282,7 +285,11 @@ func (a *wadnAlgo) setup(tr *trainer) (params, buffers []nn.Param[float32], err 
 		buffers = append(buffers, nn.Param[float32]{Name: fmt.Sprintf("centroid.source%d", t), Tensor: a.centS[t]})
 	}
 	a.centT = autodiff.Zeros[float32](k, d)
+	a.zeroT = autodiff.Zeros[float32](k, d)
 	buffers = append(buffers, nn.Param[float32]{Name: "centroid.target", Tensor: a.centT})
+	for _, s := range tr.task.Sources {
+		a.srcDist = append(a.srcDist, normalise(histogram(s.Y, k)))
+	}
 	if tr.cfg.Scenario == data.Limited && tr.cfg.Transductive {
 		a.splits = append(slices.Clone(tr.split), &tr.task.TargetTest.Split)
 		a.rows = make([][]int, len(a.splits))
@@ -515,7 +522,11 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 		}
 	}
 	zT := autodiff.Slice(z, 0, T*B, (T+1)*B)
-	cT := centroid(zT, yT, a.centT, cfg.CentroidKeep)
+	oldT := a.centT
+	if cfg.CodeCentroids {
+		oldT = a.zeroT
+	}
+	cT := centroid(zT, yT, oldT, cfg.CentroidKeep)
 	zrT := autodiff.Slice(zr, 0, crit*B, (crit+1)*B)
 	tbar := autodiff.New(f32s(tr.st.TBar), K)
 	zData := z.Data()
@@ -539,10 +550,22 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 		if err != nil {
 			return err
 		}
-		// Explicit: E_{y~T_bar} ||C_t^y - C^y||.
+		if cfg.ClassNorm {
+			cls = weightNormalised(cls, w)
+		}
+		// Explicit: E_{y~T_bar} ||C_t^y - C^y||, or the code's form.
 		ct := centroid(autodiff.Slice(z, 0, lo, lo+B), ys, a.centS[t], cfg.CentroidKeep)
 		newCent[t] = ct
-		expl := autodiff.SumAll(autodiff.Mul(autodiff.RowNorm(autodiff.Sub(ct, cT), 1e-10), tbar))
+		var expl *autodiff.Tensor[float32]
+		if cfg.CodeCentroids {
+			wy := make([]float32, K)
+			for y := range K {
+				wy[y] = float32(tr.st.Alpha[t][y] * a.srcDist[t][y])
+			}
+			expl = centroidMSE(ct, cT, wy)
+		} else {
+			expl = autodiff.SumAll(autodiff.Mul(autodiff.RowNorm(autodiff.Sub(ct, cT), 1e-10), tbar))
+		}
 		// Implicit: E_S[alpha d_t] - E_T[d_t] through gradient reversal; the
 		// critic maximises it, the extractor (reversed) minimises it.
 		critic := tr.m.critics[t]
@@ -584,6 +607,32 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 	copy(a.centT.Data(), cT.Data())
 	tr.st.Sums.Loss += float64(total.Item())
 	return tr.update(total, nil)
+}
+
+// weightNormalised turns a weighted cross-entropy averaged over the batch,
+// mean_i w_i l_i, into the weighted mean sum_i w_i l_i / sum_i w_i
+// (Config.ClassNorm); a batch whose weights are all zero is left as is.
+func weightNormalised(cls *autodiff.Tensor[float32], w []float32) *autodiff.Tensor[float32] {
+	var sw float64
+	for _, v := range w {
+		sw += float64(v)
+	}
+	if sw <= 0 {
+		return cls
+	}
+	return autodiff.MulScalar(cls, float32(float64(len(w))/sw))
+}
+
+// centroidMSE returns sum_y w_y mean_j (cs[y][j] - ct[y][j])^2 for
+// centroids cs and ct [K, d]: the explicit term of the authors' code
+// (Config.CodeCentroids), with w_y = alpha_t(y) S_t(y).
+func centroidMSE(cs, ct *autodiff.Tensor[float32], w []float32) *autodiff.Tensor[float32] {
+	d := cs.Shape()[1]
+	wd := make([]float32, len(w))
+	for y, v := range w {
+		wd[y] = v / float32(d)
+	}
+	return autodiff.SumAll(autodiff.Mul(autodiff.Square(autodiff.Sub(cs, ct)), autodiff.New(wd, len(w), 1)))
 }
 
 // penalty returns E(||grad d_t(z_int)|| - 1)^2 for z_int = xi*zs + (1-xi)*zt,

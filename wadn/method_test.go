@@ -485,3 +485,95 @@ func TestPseudoThreshold(t *testing.T) {
 		t.Errorf("threshold 0.99: explicit terms %v equal the default run's", explicit(sure))
 	}
 }
+
+func TestCentroidMSE(t *testing.T) {
+	cs := autodiff.New([]float32{1, 2, 3, 4, 5, 6}, 2, 3).SetRequiresGrad(true)
+	ct := autodiff.New([]float32{0, 2, 1, 4, 3, 6}, 2, 3)
+	w := []float32{0.5, 2}
+	// Row 0: differences 1, 0, 2, mean square 5/3, weight 0.5; row 1:
+	// differences 0, 2, 0, mean square 4/3, weight 2.
+	got := centroidMSE(cs, ct, w)
+	if want := 0.5*5.0/3 + 2*4.0/3; math.Abs(float64(got.Item())-want) > 1e-5 {
+		t.Errorf("value %v, want %v", got.Item(), want)
+	}
+	g, err := autodiff.Gradients([]*autodiff.Tensor[float32]{got}, nil, []*autodiff.Tensor[float32]{cs}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// d/dcs[y][j] = 2 w_y (cs - ct)[y][j] / d
+	want := []float32{2 * 0.5 * 1 / 3., 0, 2 * 0.5 * 2 / 3., 0, 2 * 2 * 2 / 3., 0}
+	for i, v := range g[0].Data() {
+		if math.Abs(float64(v-want[i])) > 1e-5 {
+			t.Errorf("gradient[%d] = %v, want %v", i, v, want[i])
+		}
+	}
+}
+
+func TestWeightNormalised(t *testing.T) {
+	logits := autodiff.New([]float32{2, -1, 0.5, 0.5, -1, 3, 0, 1}, 4, 2)
+	y := []int{0, 1, 1, 0}
+	for _, tc := range []struct {
+		name string
+		w    []float32
+	}{
+		{"alpha weights", []float32{1.5, 0.75, 0.75, 1.5}},
+		{"unit weights", []float32{1, 1, 1, 1}},
+		{"zero weights", []float32{0, 0, 0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mean, err := autodiff.CrossEntropy(logits, y, tc.w, autodiff.ReduceMean)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lg := logits.Data()
+			var num, den float64
+			for i, c := range y {
+				a, b := float64(lg[2*i]), float64(lg[2*i+1])
+				l := math.Log(math.Exp(a)+math.Exp(b)) - float64(lg[2*i+c])
+				num += float64(tc.w[i]) * l
+				den += float64(tc.w[i])
+			}
+			want := 0.0
+			if den > 0 {
+				want = num / den
+			}
+			if got := float64(weightNormalised(mean, tc.w).Item()); math.Abs(got-want) > 1e-5 {
+				t.Errorf("got %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestCodeSwitches checks that CodeCentroids changes the explicit term
+// alone and that ClassNorm changes nothing while alpha is 1.
+func TestCodeSwitches(t *testing.T) {
+	run := func(f func(*Config)) *Result {
+		t.Helper()
+		cfg := tinyConfig(t, data.UDA)
+		cfg.C0, cfg.AlignStart = 0.5, 1
+		f(&cfg)
+		res, err := Train(context.Background(), tinyTask(data.UDA), cfg, RunOptions{Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	same := func(a, b *Result) bool {
+		return cmp.Equal(a.Alpha, b.Alpha) && cmp.Equal(a.Lambda, b.Lambda) && a.Accuracy == b.Accuracy
+	}
+	base := run(func(*Config) {})
+	if r := run(func(c *Config) { c.CodeCentroids = true }); same(r, base) {
+		t.Error("CodeCentroids changed nothing")
+	}
+	noExplicit := func(c *Config) { c.Eps = 0 }
+	if a, b := run(noExplicit), run(func(c *Config) { noExplicit(c); c.CodeCentroids = true }); !same(a, b) {
+		t.Error("with Eps 0 CodeCentroids changed the run: it must touch the explicit term only")
+	}
+	alphaOne := func(c *Config) { c.AlphaStart = 100 }
+	if a, b := run(alphaOne), run(func(c *Config) { alphaOne(c); c.ClassNorm = true }); !same(a, b) {
+		t.Error("with alpha fixed at 1 ClassNorm changed the run")
+	}
+	if r := run(func(c *Config) { c.ClassNorm = true }); same(r, base) {
+		t.Error("ClassNorm changed nothing once alpha was estimated")
+	}
+}
