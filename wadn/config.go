@@ -116,6 +116,10 @@ type Config struct {
 	// average but stores it under another name, so the average it starts
 	// from stays zero.
 	CodeCentroids bool
+	// CentroidMSE, when set, computes the explicit term in the squared form
+	// of CodeCentroids (sum_y alpha_t(y) S_t(y) mean_j (C_t^y - C^y)_j^2)
+	// with the target centroid the moving average the paper describes.
+	CentroidMSE bool
 	// ClassNorm, when set, divides each source's alpha-weighted
 	// cross-entropy by the batch's sum of weights (the weighted mean of
 	// PyTorch's nll_loss, which the authors' code calls) instead of by the

@@ -557,7 +557,7 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 		ct := centroid(autodiff.Slice(z, 0, lo, lo+B), ys, a.centS[t], cfg.CentroidKeep)
 		newCent[t] = ct
 		var expl *autodiff.Tensor[float32]
-		if cfg.CodeCentroids {
+		if cfg.CodeCentroids || cfg.CentroidMSE {
 			wy := make([]float32, K)
 			for y := range K {
 				wy[y] = float32(tr.st.Alpha[t][y] * a.srcDist[t][y])

@@ -544,8 +544,9 @@ func TestWeightNormalised(t *testing.T) {
 	}
 }
 
-// TestCodeSwitches checks that CodeCentroids changes the explicit term
-// alone and that ClassNorm changes nothing while alpha is 1.
+// TestCodeSwitches checks that CodeCentroids and CentroidMSE change the
+// explicit term alone, each its own way, and that ClassNorm changes nothing
+// while alpha is 1.
 func TestCodeSwitches(t *testing.T) {
 	run := func(f func(*Config)) *Result {
 		t.Helper()
@@ -562,12 +563,22 @@ func TestCodeSwitches(t *testing.T) {
 		return cmp.Equal(a.Alpha, b.Alpha) && cmp.Equal(a.Lambda, b.Lambda) && a.Accuracy == b.Accuracy
 	}
 	base := run(func(*Config) {})
-	if r := run(func(c *Config) { c.CodeCentroids = true }); same(r, base) {
+	code := run(func(c *Config) { c.CodeCentroids = true })
+	if same(code, base) {
 		t.Error("CodeCentroids changed nothing")
 	}
+	mse := run(func(c *Config) { c.CentroidMSE = true })
+	if same(mse, base) || same(mse, code) {
+		t.Error("CentroidMSE equals the default or CodeCentroids: the target centroid must be the moving average")
+	}
 	noExplicit := func(c *Config) { c.Eps = 0 }
-	if a, b := run(noExplicit), run(func(c *Config) { noExplicit(c); c.CodeCentroids = true }); !same(a, b) {
-		t.Error("with Eps 0 CodeCentroids changed the run: it must touch the explicit term only")
+	for name, f := range map[string]func(*Config){
+		"CodeCentroids": func(c *Config) { c.CodeCentroids = true },
+		"CentroidMSE":   func(c *Config) { c.CentroidMSE = true },
+	} {
+		if a, b := run(noExplicit), run(func(c *Config) { noExplicit(c); f(c) }); !same(a, b) {
+			t.Errorf("with Eps 0 %s changed the run: it must touch the explicit term only", name)
+		}
 	}
 	alphaOne := func(c *Config) { c.AlphaStart = 100 }
 	if a, b := run(alphaOne), run(func(c *Config) { alphaOne(c); c.ClassNorm = true }); !same(a, b) {

@@ -45,6 +45,7 @@ var configFlags = []configFlag{
 	{"soft-estimate", []string{"SoftEstimate"}, false, "wadn: estimate alpha from soft-max probabilities instead of arg-max classes"},
 	{"eval-estimate", []string{"EvalEstimate"}, false, "wadn: estimate alpha from an evaluation-mode pass over all training samples"},
 	{"code-centroids", []string{"CodeCentroids"}, false, "wadn: the explicit term as the authors' code computes it: squared centroid distance averaged over the features, weighted by alpha_t*S_t, the target centroid the batch's class mean times 1-keep"},
+	{"centroid-mse", []string{"CentroidMSE"}, false, "wadn: the explicit term in the squared form of --code-centroids with the paper's moving-average target centroid"},
 	{"class-norm", []string{"ClassNorm"}, false, "wadn: divide each source's alpha-weighted cross-entropy by the batch's sum of weights (PyTorch's weighted mean) instead of the batch size"},
 	{"target-weight", []string{"TargetWeight", "Baseline.TargetWeight"}, 0.0, "limited labels: scale of the labelled target cross-entropy that wadn, dann, mdan, mdmn, m3sda and darn add, whose weight is then its sample count over the sources' (1: as merged into the source pool); default 0 (source+tar always merges it, mme and rlus have their own)"},
 	{"mu", []string{"Baseline.Mu"}, 0.0, "dann, mdan, darn, mdmn: weight of the adversarial term (default 0.01)"},
