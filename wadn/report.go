@@ -145,36 +145,57 @@ func (r *Row) Label() string {
 	return r.Method + " [" + r.Variant + "]"
 }
 
-// Collect finds every finished experiment (experiment.json) under dir.
+// Collect finds every finished experiment (experiment.json) under dir,
+// following symbolic links to directories (each real directory once), so
+// that a folder of links to experiments reports them all.
 func Collect(dir string) ([]Row, error) {
 	var rows []Row
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || d.Name() != ExperimentFile {
+	seen := map[string]bool{}
+	// walk collects the experiments under real, a directory without links
+	// in its path, naming them under shown, the path the user gave.
+	var walk func(real, shown string) error
+	walk = func(real, shown string) error {
+		if seen[real] {
 			return nil
 		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		var r Row
-		if err := json.Unmarshal(b, &r.ExperimentResult); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		r.Dir = filepath.Dir(path)
-		if r.Variant, r.recorded, err = readVariant(r.Dir); err != nil {
-			return err
-		}
-		r.Published = math.NaN()
-		if v, ok := Published[r.Scenario][r.Dataset][r.Method][r.Target]; ok {
-			r.Published = v
-		}
-		rows = append(rows, r)
-		return nil
-	})
+		seen[real] = true
+		return filepath.WalkDir(real, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(real, path)
+			if err != nil {
+				return err
+			}
+			at := filepath.Join(shown, rel)
+			if d.Type()&fs.ModeSymlink != 0 {
+				target, err := filepath.EvalSymlinks(path)
+				if err != nil {
+					return fmt.Errorf("%s: %w", at, err)
+				}
+				if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+					return walk(target, at)
+				}
+				if d.Name() != ExperimentFile {
+					return nil
+				}
+			} else if d.IsDir() || d.Name() != ExperimentFile {
+				return nil
+			}
+			r, err := readRow(path)
+			if err != nil {
+				return err
+			}
+			r.Dir = filepath.Dir(at)
+			rows = append(rows, r)
+			return nil
+		})
+	}
+	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := walk(real, dir); err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {
@@ -608,4 +629,26 @@ func svgPlot(title, xlabel string, ss []series) string {
 
 func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// readRow reads the experiment file at path with the settings recorded
+// beside it.
+func readRow(path string) (Row, error) {
+	var r Row
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r.ExperimentResult); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	r.Dir = filepath.Dir(path)
+	if r.Variant, r.recorded, err = readVariant(r.Dir); err != nil {
+		return r, err
+	}
+	r.Published = math.NaN()
+	if v, ok := Published[r.Scenario][r.Dataset][r.Method][r.Target]; ok {
+		r.Published = v
+	}
+	return r, nil
 }

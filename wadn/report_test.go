@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -309,5 +310,38 @@ func TestRowAlphaError(t *testing.T) {
 		if ok != c.ok || math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%s: AlphaError() = %v, %v; want %v, %v", c.name, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// TestCollectFollowsLinks checks that Collect reads experiments reached
+// through symbolic links to directories, the given directory itself a link
+// as well, each real directory once even where links form a cycle, and
+// names them by the linked path.
+func TestCollectFollowsLinks(t *testing.T) {
+	store, view := t.TempDir(), t.TempDir()
+	same := func(*settings) {}
+	writeExperiment(t, filepath.Join(store, "s0"), "wadn", []uint64{0}, []float64{80}, same)
+	writeExperiment(t, filepath.Join(store, "s1"), "wadn", []uint64{1}, []float64{82}, same)
+	links := map[string]string{
+		filepath.Join(view, "a"):     filepath.Join(store, "s0"),
+		filepath.Join(view, "b"):     filepath.Join(store, "s1"),
+		filepath.Join(view, "again"): filepath.Join(store, "s1"), // the same directory twice
+		filepath.Join(view, "loop"):  view,                       // a cycle
+		filepath.Join(store, "top"):  view,                       // the given directory as a link
+	}
+	for link, target := range links {
+		if err := os.Symlink(target, link); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	rows, err := Collect(filepath.Join(store, "top"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || !slices.Equal(rows[0].Seeds, []uint64{0, 1}) || !slices.Equal(rows[0].Accuracy, []float64{80, 82}) {
+		t.Fatalf("rows %+v, want one row of seeds 0 and 1 (80, 82)", rows)
+	}
+	if want := filepath.Join(store, "top", "a"); rows[0].Dir != want {
+		t.Errorf("row directory %s, want the linked path %s", rows[0].Dir, want)
 	}
 }
