@@ -552,6 +552,7 @@ func TestCodeSwitches(t *testing.T) {
 		t.Helper()
 		cfg := tinyConfig(t, data.UDA)
 		cfg.C0, cfg.AlignStart = 0.5, 1
+		cfg.CentroidMSE, cfg.ClassNorm = false, false // from the paper's forms
 		f(&cfg)
 		res, err := Train(context.Background(), tinyTask(data.UDA), cfg, RunOptions{Seed: 5})
 		if err != nil {
