@@ -114,7 +114,7 @@ type Config struct {
 	// (C_t^y - C^y)^2, where the target centroid C^y is the batch's class-y
 	// mean times 1-CentroidKeep: the code computes the target's moving
 	// average but stores it under another name, so the average it starts
-	// from stays zero.
+	// from stays zero. It implies the squared form whatever CentroidMSE says.
 	CodeCentroids bool
 	// CentroidMSE, when set, computes the explicit term in the squared form
 	// of CodeCentroids (sum_y alpha_t(y) S_t(y) mean_j (C_t^y - C^y)_j^2)
