@@ -170,11 +170,15 @@ func Collect(dir string) ([]Row, error) {
 			at := filepath.Join(shown, rel)
 			if d.Type()&fs.ModeSymlink != 0 {
 				target, err := filepath.EvalSymlinks(path)
-				if err != nil {
+				switch {
+				case err == nil:
+					if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+						return walk(target, at)
+					}
+				case d.Name() == ExperimentFile:
 					return fmt.Errorf("%s: %w", at, err)
-				}
-				if fi, err := os.Stat(target); err == nil && fi.IsDir() {
-					return walk(target, at)
+				default:
+					return nil // a dangling link is no experiment
 				}
 				if d.Name() != ExperimentFile {
 					return nil
@@ -632,7 +636,7 @@ func escape(s string) string {
 }
 
 // readRow reads the experiment file at path with the settings recorded
-// beside it.
+// beside it; the caller sets the row's Dir.
 func readRow(path string) (Row, error) {
 	var r Row
 	b, err := os.ReadFile(path)
@@ -642,8 +646,7 @@ func readRow(path string) (Row, error) {
 	if err := json.Unmarshal(b, &r.ExperimentResult); err != nil {
 		return r, fmt.Errorf("%s: %w", path, err)
 	}
-	r.Dir = filepath.Dir(path)
-	if r.Variant, r.recorded, err = readVariant(r.Dir); err != nil {
+	if r.Variant, r.recorded, err = readVariant(filepath.Dir(path)); err != nil {
 		return r, err
 	}
 	r.Published = math.NaN()

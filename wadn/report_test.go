@@ -315,8 +315,8 @@ func TestRowAlphaError(t *testing.T) {
 
 // TestCollectFollowsLinks checks that Collect reads experiments reached
 // through symbolic links to directories, the given directory itself a link
-// as well, each real directory once even where links form a cycle, and
-// names them by the linked path.
+// as well, each real directory once even where links form a cycle, skips a
+// dangling link, and names them by the linked path.
 func TestCollectFollowsLinks(t *testing.T) {
 	store, view := t.TempDir(), t.TempDir()
 	same := func(*settings) {}
@@ -325,9 +325,10 @@ func TestCollectFollowsLinks(t *testing.T) {
 	links := map[string]string{
 		filepath.Join(view, "a"):     filepath.Join(store, "s0"),
 		filepath.Join(view, "b"):     filepath.Join(store, "s1"),
-		filepath.Join(view, "again"): filepath.Join(store, "s1"), // the same directory twice
-		filepath.Join(view, "loop"):  view,                       // a cycle
-		filepath.Join(store, "top"):  view,                       // the given directory as a link
+		filepath.Join(view, "again"): filepath.Join(store, "s1"),      // the same directory twice
+		filepath.Join(view, "loop"):  view,                            // a cycle
+		filepath.Join(store, "top"):  view,                            // the given directory as a link
+		filepath.Join(view, "gone"):  filepath.Join(store, "nowhere"), // dangling: skipped
 	}
 	for link, target := range links {
 		if err := os.Symlink(target, link); err != nil {
