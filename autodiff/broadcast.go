@@ -39,7 +39,7 @@ func forRows(shape, sa, sb []int, fn func(o, ia, ib int)) {
 		return
 	}
 	var idxBuf [8]int
-	idx := idxBuf[:0]
+	var idx []int
 	if nd-1 <= len(idxBuf) {
 		idx = idxBuf[:nd-1]
 	} else {

@@ -43,29 +43,6 @@ func gram(h, b []float64, n, m int) {
 	kernel.Gemm(false, true, n, n, m, 1, b, m, b, m, 0, h, n)
 }
 
-// kernel2x4 sets h0[c] = a0·bc and h1[c] = a1·bc for the four rows
-// b0..b3 (each at least len(a0) long; a1 as long as a0).
-func kernel2x4(h0, h1, a0, a1, b0, b1, b2, b3 []float64) {
-	m := len(a0)
-	a1, b0, b1, b2, b3 = a1[:m], b0[:m], b1[:m], b2[:m], b3[:m]
-	h0, h1 = h0[:4], h1[:4]
-	var s00, s01, s02, s03, s10, s11, s12, s13 float64
-	for y, u := range a0 {
-		v := a1[y]
-		c0, c1, c2, c3 := b0[y], b1[y], b2[y], b3[y]
-		s00 += u * c0
-		s01 += u * c1
-		s02 += u * c2
-		s03 += u * c3
-		s10 += v * c0
-		s11 += v * c1
-		s12 += v * c2
-		s13 += v * c3
-	}
-	h0[0], h0[1], h0[2], h0[3] = s00, s01, s02, s03
-	h1[0], h1[1], h1[2], h1[3] = s10, s11, s12, s13
-}
-
 // cholesky overwrites the lower triangle of a (n×n) with L such that
 // A = L·Lᵀ (the Cholesky–Banachiewicz order: each entry is a dot product of
 // two contiguous row prefixes). Rows are computed two at a time so that

@@ -88,14 +88,6 @@ func (o *lambdaObj) norm(x []float64) float64 {
 	return math.Sqrt(s)
 }
 
-func (o *lambdaObj) value(x []float64) (float64, bool) {
-	f := o.c1 * o.norm(x)
-	for i, v := range x {
-		f += o.c[i] * v
-	}
-	return f, isFinite(f)
-}
-
 func (o *lambdaObj) grad(x, g []float64) (float64, bool) {
 	r := o.norm(x)
 	if !(r > 0) || !isFinite(r) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/wadn-go/wadn/data/svmlight"
@@ -92,17 +91,4 @@ func readAmazonSplit(path string) (Split, error) {
 	}
 	m := &CSR{Rows: d.Rows, Cols: d.Cols, RowPtr: d.RowPtr, ColIdx: d.ColIdx, Val: d.Val}
 	return Split{Sparse: m, Y: y, NumClasses: AmazonClasses}, nil
-}
-
-// amazonSource describes where LoadAmazon(dir) reads from, for listings.
-func amazonSource(dir string) string {
-	if dir == "" {
-		return "embedded"
-	}
-	return filepath.Join(dir, AmazonDir)
-}
-
-func fileExists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && !st.IsDir()
 }

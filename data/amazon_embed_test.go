@@ -17,8 +17,8 @@ var (
 )
 
 // TestRegenerateEmbedded rebuilds embedded/amazon.wadz and its checksum from
-// the svmlight files of the data directory when run with -regenerate (see the
-// go:generate line in amazon_embed.go). With -regenerate-check it instead
+// the svmlight files of the data directory when run with -regenerate (see
+// the generate directive in amazon_embed.go). With -regenerate-check it instead
 // checks that the embedded bytes are exactly what the encoder makes of the
 // files today. Encoding at best compression takes seconds, so ordinary runs
 // skip it; TestAmazonEmbeddedEqualsFiles checks the decoded content.

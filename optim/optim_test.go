@@ -69,11 +69,10 @@ func (r *refAdadelta) step(p, g []float64, lr float64) {
 }
 
 type refAdam struct {
-	b1, b2, eps, wd   float64
-	decoupled, ams    bool
-	m, v, vmax        []float64
-	t                 int
-	mhat, vhat, denom float64
+	b1, b2, eps, wd float64
+	decoupled, ams  bool
+	m, v, vmax      []float64
+	t               int
 }
 
 func (r *refAdam) step(p, g []float64, lr float64) {

@@ -23,7 +23,6 @@ type model struct {
 	// batch assembly buffers, reused across steps
 	csr  autodiff.CSR
 	xbuf []float32
-	ybuf []int
 }
 
 // newModel builds the paper's network for dataset with one critic per

@@ -124,7 +124,7 @@ func TestReportComparison(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Index(out, "uda, amazon") < 0 || strings.Index(out, "limited, amazon") < 0 {
+	if !strings.Contains(out, "uda, amazon") || !strings.Contains(out, "limited, amazon") {
 		t.Errorf("report lacks a group title:\n%s", out)
 	}
 }

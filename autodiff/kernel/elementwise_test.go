@@ -213,7 +213,7 @@ func TestSpecialValues(t *testing.T) {
 	nan := math.NaN()
 	forEachImpl(t, func(t *testing.T) {
 		// 9 elements so that both the vector and the scalar tail see them.
-		x := []float32{float32(nan), float32(inf), float32(-inf), -0.0, 0, -3, 3, 1e-40, -1e-40}
+		x := []float32{float32(nan), float32(inf), float32(-inf), float32(math.Copysign(0, -1)), 0, -3, 3, 1e-40, -1e-40}
 		x = append(x, x...)
 		relu := make([]float32, len(x))
 		Relu(relu, x)

@@ -71,10 +71,10 @@ func operands[T Float](c gemmCase, rng *rand.Rand) (a []T, lda int, b []T, ldb i
 
 // gemmProblem is a case with its operands and the float64 reference result.
 type gemmProblem[T Float] struct {
-	c                gemmCase
-	a, b, c0         []T
-	lda, ldb, ldc    int
-	want, mag, c0abs []float64
+	c             gemmCase
+	a, b, c0      []T
+	lda, ldb, ldc int
+	want, mag     []float64
 }
 
 // newProblem draws the operands of c and evaluates GemmRef in float64, with

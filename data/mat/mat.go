@@ -193,16 +193,6 @@ type reader struct {
 	start int64 // offset of the current element's tag
 }
 
-// read reads exactly len(b) bytes, counting them.
-func (rd *reader) read(b []byte, what string) error {
-	n, err := io.ReadFull(rd.r, b)
-	rd.off += int64(n)
-	if err != nil {
-		return ioError(rd.name, rd.off, err, what)
-	}
-	return nil
-}
-
 // element reads the next top-level element; it returns io.EOF at a clean end.
 func (rd *reader) element() (*Array, error) {
 	rd.start = rd.off
