@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/wadn-go/wadn/data"
 )
@@ -33,7 +34,12 @@ type Experiment struct {
 	// 66 MB for the Amazon network) after its result is written; by default
 	// it is removed then, since only an unfinished seed resumes from it.
 	KeepCheckpoints bool
-	// Progress, when set, is called after every step of every seed.
+	// Jobs is how many seeds train at once (0 or 1: one after the other).
+	// Each seed's result is the same either way: the seeds share nothing
+	// but read-only data and the kernels' worker threads.
+	Jobs int
+	// Progress, when set, is called after every step of every seed; with
+	// Jobs above 1 it is called from several goroutines at once.
 	Progress func(seed uint64, p StepProgress)
 }
 
@@ -86,9 +92,12 @@ func LoadDomains(dataset, dir string, names []string) ([]data.Domain, error) {
 	return nil, fmt.Errorf("wadn: unknown dataset %q (want amazon, digits or office-home)", dataset)
 }
 
-// Run trains every seed in turn and returns the results. An interrupted run
-// returns an error wrapping ErrInterrupted after saving; with Resume a later
-// Run continues where it stopped.
+// Run trains every seed, Jobs at a time, and returns the results in the
+// order of Seeds. An interrupted run returns an error wrapping
+// ErrInterrupted after every running seed has saved; with Resume a later
+// Run continues where it stopped. When a seed fails, the seeds running
+// beside it are stopped (saving, as if interrupted), none is started, and
+// the failure is returned with the results of the seeds before it.
 func (e *Experiment) Run(ctx context.Context) (*ExperimentResult, error) {
 	if _, err := lookupMethod(e.Method, e.Config.Scenario); err != nil {
 		return nil, err
@@ -112,14 +121,10 @@ func (e *Experiment) Run(ctx context.Context) (*ExperimentResult, error) {
 			res.Sources = append(res.Sources, d.Name)
 		}
 	}
-	for _, seed := range e.Seeds {
-		dir := ""
-		if e.OutDir != "" {
-			dir = filepath.Join(e.OutDir, fmt.Sprintf("seed%d", seed))
-		}
-		r, err := e.runSeed(ctx, domains, seed, dir)
-		if err != nil {
-			return res, err
+	results, errs := e.runSeeds(ctx, domains)
+	for i, r := range results {
+		if r == nil {
+			return res, firstError(errs[i:])
 		}
 		res.Accuracy = append(res.Accuracy, r.Accuracy)
 		res.Alpha = append(res.Alpha, r.Alpha)
@@ -290,6 +295,63 @@ func (e *Experiment) pick() ([]data.Domain, error) {
 		return nil, errors.New("wadn: no source domain")
 	}
 	return out, nil
+}
+
+// runSeeds trains the seeds, e.Jobs at a time, and returns each seed's
+// result or error by its index in e.Seeds; a seed not started, its
+// context cancelled, has an error wrapping ErrInterrupted. A failure stops
+// the other seeds through their context.
+func (e *Experiment) runSeeds(ctx context.Context, domains []data.Domain) ([]*Result, []error) {
+	n := len(e.Seeds)
+	results, errs := make([]*Result, n), make([]error, n)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(e.Jobs, 1))
+	for i, seed := range e.Seeds {
+		slots <- struct{}{}
+		if ctx.Err() != nil {
+			<-slots
+			for j := i; j < n; j++ {
+				errs[j] = fmt.Errorf("seed %d not started: %w", e.Seeds[j], ErrInterrupted)
+			}
+			break
+		}
+		dir := ""
+		if e.OutDir != "" {
+			dir = filepath.Join(e.OutDir, fmt.Sprintf("seed%d", seed))
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			results[i], errs[i] = e.runSeed(ctx, domains, seed, dir)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return results, errs
+}
+
+// firstError returns the first error in errs that is not an interruption,
+// or else the first error: a failed seed stops the seeds beside it, and
+// their interruptions are not the news.
+func firstError(errs []error) error {
+	var first error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, ErrInterrupted) {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 func (e *Experiment) runSeed(ctx context.Context, domains []data.Domain, seed uint64, dir string) (*Result, error) {

@@ -2,11 +2,13 @@ package wadn
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wadn-go/wadn/data"
 )
 
@@ -136,5 +138,72 @@ func TestCheckpointsRemoved(t *testing.T) {
 		if err != nil || again.Mean != first.Mean {
 			t.Errorf("keep %v: resumed mean %v (error %v), first %v", keep, again.Mean, err, first.Mean)
 		}
+	}
+}
+
+// TestRunJobs checks that seeds trained side by side give what they give
+// one after the other, that a failing seed's error is the one returned
+// when the seeds beside it are stopped for it, and that a resume then
+// completes the experiment with the same results.
+func TestRunJobs(t *testing.T) {
+	for _, method := range []string{"wadn", "m3sda"} {
+		t.Run(method, func(t *testing.T) {
+			run := func(dir string, jobs int, resume bool) (*ExperimentResult, error) {
+				e := tinyExperiment(t, dir)
+				e.Method, e.Seeds, e.Jobs, e.Resume = method, []uint64{0, 1, 2}, jobs, resume
+				e.Config.Epochs = 2
+				return e.Run(context.Background())
+			}
+			want, err := run(t.TempDir(), 1, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := run(t.TempDir(), 3, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("3 jobs against 1 (-want +got):\n%s", d)
+			}
+
+			dir := t.TempDir()
+			bad := filepath.Join(dir, "seed1", ResultFile)
+			if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(bad, []byte("{"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = run(dir, 3, true)
+			if err == nil || errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), bad) {
+				t.Fatalf("with seed 1's result corrupt: error %v, want one naming %s", err, bad)
+			}
+			if err := os.Remove(bad); err != nil {
+				t.Fatal(err)
+			}
+			got, err = run(dir, 2, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("resumed after the failure (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestRunJobsInterrupted checks that a cancelled context stops seeds that
+// run side by side with ErrInterrupted, starting none of the rest.
+func TestRunJobsInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	e := tinyExperiment(t, t.TempDir())
+	e.Seeds, e.Jobs = []uint64{0, 1, 2, 3}, 2
+	res, err := e.Run(ctx)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("cancelled run returned %v, want ErrInterrupted", err)
+	}
+	if len(res.Accuracy) != 0 {
+		t.Errorf("cancelled run reported accuracies %v", res.Accuracy)
 	}
 }

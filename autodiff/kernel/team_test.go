@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -153,4 +154,38 @@ func BenchmarkForkJoin(b *testing.B) {
 			wg.Wait()
 		}
 	})
+}
+
+// TestParallelConcurrentCallers calls Parallel from several goroutines at
+// once, as seeds trained side by side do: the callers share the team, and
+// every call must still run each of its parts exactly once.
+func TestParallelConcurrentCallers(t *testing.T) {
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for c := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				parts := 2 + (c+i)%5
+				var calls atomic.Int32
+				seen := make([]int32, parts)
+				Parallel(parts, func(p int) {
+					atomic.AddInt32(&seen[p], 1)
+					calls.Add(1)
+				})
+				for p := range seen {
+					if n := atomic.LoadInt32(&seen[p]); n != 1 {
+						errs <- fmt.Sprintf("caller %d call %d: part %d of %d ran %d times", c, i, p, parts, n)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }

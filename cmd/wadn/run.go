@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
@@ -23,7 +24,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "run WADN or a baseline on one target over several seeds (default: WADN, Amazon, unsupervised, target kitchen)",
-		usage:   "[--dataset amazon|digits|officehome] [--target T] [--sources A,B] [--scenario uda|limited|partial] [--method wadn|source|dann|mdan|mdmn|m3sda|darn|pada|mme|rlus] [--seeds 0,1,2] [--epochs N] [--data DIR] [--out DIR] [--resume] [--keep-checkpoints] [--threads N] [--json]",
+		usage:   "[--dataset amazon|digits|officehome] [--target T] [--sources A,B] [--scenario uda|limited|partial] [--method wadn|source|dann|mdan|mdmn|m3sda|darn|pada|mme|rlus] [--seeds 0,1,2] [--epochs N] [--data DIR] [--out DIR] [--resume] [--keep-checkpoints] [--threads N] [--jobs N] [--json]",
 		run:     runRun,
 	})
 	defaultCommand = "run"
@@ -44,6 +45,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	keep := fs.Bool("keep-checkpoints", false, "keep each finished seed's last checkpoint (by default removed once its result.json is written)")
 	resume := fs.Bool("resume", false, "continue an interrupted experiment in the output directory (with the settings it recorded)")
 	threads := fs.Int("threads", 0, "worker threads (0: all cores)")
+	jobs := fs.Int("jobs", 1, "seeds trained at once, sharing the worker threads (each seed's result is the same as alone)")
 	asJSON := fs.Bool("json", false, "print the final result as one JSON object")
 	quiet := fs.Bool("quiet", false, "print no progress")
 	split := fs.String("split", "", "how the domains' samples are drawn: pool (from the train and test rows together, the target tested on the rest: the MDAN and DARN code's split, the default for amazon) or fixed (training samples from the train rows, the target tested on its test rows: the default elsewhere)")
@@ -90,6 +92,10 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	if *threads < 0 {
 		fmt.Fprintf(e.stderr, "wadn run: --threads %d: want a positive count, or 0 for all cores\n", *threads)
+		return errUsage
+	}
+	if *jobs < 1 {
+		fmt.Fprintf(e.stderr, "wadn run: --jobs %d: want at least 1\n", *jobs)
 		return errUsage
 	}
 	m, err := wadn.LookupMethod(*method, sc)
@@ -152,14 +158,18 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	exp := &wadn.Experiment{
 		Dataset: ds, Target: *target, Sources: srcs, Method: *method, Seeds: seedList,
 		Config: cfg, Protocol: proto, Domains: domains, OutDir: *out, Resume: *resume, KeepCheckpoints: *keep,
+		Jobs: *jobs,
 	}
 	if !*quiet {
-		var last time.Time
+		var mu sync.Mutex
+		last := map[uint64]time.Time{}
 		exp.Progress = func(seed uint64, p wadn.StepProgress) {
-			if time.Since(last) < time.Second && p.Step != p.Steps {
+			mu.Lock()
+			defer mu.Unlock()
+			if time.Since(last[seed]) < time.Second && p.Step != p.Steps {
 				return
 			}
-			last = time.Now()
+			last[seed] = time.Now()
 			acc := "  -  "
 			if !math.IsNaN(p.Accuracy) {
 				acc = fmt.Sprintf("%.2f", p.Accuracy)
@@ -168,8 +178,8 @@ func runRun(ctx context.Context, e *env, args []string) error {
 				seed, p.Epoch, p.Epochs, p.Step, p.Steps, p.Loss, p.Class, acc, fmtVec(p.Lambda), p.Remaining.Round(time.Second))
 		}
 	}
-	fmt.Fprintf(e.stderr, "%s %s on %s target %s, seeds %v, %d epochs, %d threads (%s kernels); output %s\n",
-		*method, sc, ds, *target, seedList, cfg.Epochs, kernel.Threads(), kernel.Impl(), *out)
+	fmt.Fprintf(e.stderr, "%s %s on %s target %s, seeds %v (%d at a time), %d epochs, %d threads (%s kernels); output %s\n",
+		*method, sc, ds, *target, seedList, min(*jobs, len(seedList)), cfg.Epochs, kernel.Threads(), kernel.Impl(), *out)
 	res, err := exp.Run(ctx)
 	if errors.Is(err, wadn.ErrInterrupted) {
 		fmt.Fprintf(e.stderr, "interrupted; state saved in %s: continue with --resume --out %s\n", *out, *out)

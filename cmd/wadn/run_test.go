@@ -17,6 +17,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"run", "extra"},
 		{"run", "--epochs", "-1"},
 		{"run", "--threads", "-2"},
+		{"run", "--jobs", "0"},
 		{"run", "--dataset", "digits", "--data", ""},
 	} {
 		code, _, errOut := runArgs(t, "", args...)
