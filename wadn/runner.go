@@ -105,6 +105,11 @@ func (e *Experiment) Run(ctx context.Context) (*ExperimentResult, error) {
 	if len(e.Seeds) == 0 {
 		return nil, errors.New("wadn: no seeds")
 	}
+	for i, s := range e.Seeds {
+		if slices.Contains(e.Seeds[:i], s) {
+			return nil, fmt.Errorf("wadn: seed %d is given twice (each seed is one run, in its own directory)", s)
+		}
+	}
 	domains, err := e.pick()
 	if err != nil {
 		return nil, err

@@ -207,3 +207,11 @@ func TestRunJobsInterrupted(t *testing.T) {
 		t.Errorf("cancelled run reported accuracies %v", res.Accuracy)
 	}
 }
+
+func TestRunRefusesRepeatedSeed(t *testing.T) {
+	e := tinyExperiment(t, t.TempDir())
+	e.Seeds, e.Jobs = []uint64{3, 1, 3}, 2
+	if _, err := e.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "seed 3 is given twice") {
+		t.Errorf("seeds 3,1,3: error %v, want one naming seed 3", err)
+	}
+}
