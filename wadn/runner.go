@@ -36,7 +36,7 @@ type Experiment struct {
 	KeepCheckpoints bool
 	// Jobs is how many seeds train at once (0 or 1: one after the other).
 	// Each seed's result is the same either way: the seeds share nothing
-	// but read-only data and the kernels' worker threads.
+	// but read-only data, the kernels' worker threads and the buffer pools.
 	Jobs int
 	// Progress, when set, is called after every step of every seed; with
 	// Jobs above 1 it is called from several goroutines at once.
