@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -214,7 +215,8 @@ func writeSummary(w io.Writer, res *wadn.ExperimentResult) {
 	fmt.Fprintf(w, "%s: %.2f +- %.2f%% over %d seeds\n", head, res.Mean, res.Std, len(res.Seeds))
 }
 
-// parseSeeds reads a comma-separated list of non-negative integers.
+// parseSeeds reads a comma-separated list of distinct non-negative
+// integers.
 func parseSeeds(s string) ([]uint64, error) {
 	var out []uint64
 	for _, f := range strings.Split(s, ",") {
@@ -222,6 +224,9 @@ func parseSeeds(s string) ([]uint64, error) {
 		v, err := strconv.ParseUint(f, 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a seed (a non-negative integer)", f)
+		}
+		if slices.Contains(out, v) {
+			return nil, fmt.Errorf("seed %d is given twice (each seed is one run)", v)
 		}
 		out = append(out, v)
 	}

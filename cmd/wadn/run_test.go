@@ -13,6 +13,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "--scenario", "semi"},
 		{"run", "--seeds", "1,x"},
+		{"run", "--seeds", "2,1,2"},
 		{"run", "--dataset", "cifar"},
 		{"run", "extra"},
 		{"run", "--epochs", "-1"},
