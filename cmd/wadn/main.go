@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/pkg/profile"
@@ -163,7 +164,8 @@ func runCommand(ctx context.Context, e *env, c *command, args []string) int {
 	case errors.Is(err, errUsage):
 		return 2
 	default:
-		fmt.Fprintf(e.stderr, "wadn %s: %v\n", c.name, err)
+		// The package's own "wadn: " prefix would repeat the command's.
+		fmt.Fprintf(e.stderr, "wadn %s: %s\n", c.name, strings.TrimPrefix(err.Error(), "wadn: "))
 		return 1
 	}
 }

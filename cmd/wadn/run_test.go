@@ -27,8 +27,8 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		}
 	}
 	code, _, errOut := runArgs(t, "", "run", "--data", "", "--target", "nowhere", "--epochs", "1", "--out", t.TempDir())
-	if code != 1 || !strings.Contains(errOut, "nowhere") {
-		t.Errorf("unknown target: exit %d, stderr %q", code, errOut)
+	if code != 1 || !strings.Contains(errOut, "nowhere") || strings.Contains(errOut, "wadn run: wadn:") {
+		t.Errorf("unknown target: exit %d, stderr %q; want 1, the name, and one prefix", code, errOut)
 	}
 	for _, tc := range []struct{ sources, want string }{
 		{"books,books", `source "books" is named twice`},
