@@ -112,6 +112,37 @@ func TestRunSplit(t *testing.T) {
 	}
 }
 
+// TestRunJobsFlag runs two seeds side by side with progress on and checks
+// the progress of both and the same accuracies as one after the other.
+func TestRunJobsFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the Amazon network for an epoch per seed, twice")
+	}
+	acc := func(args ...string) ([]float64, string) {
+		t.Helper()
+		args = append([]string{"run", "--data", "", "--method", "source", "--epochs", "1", "--seeds", "0,1", "--out", t.TempDir(), "--json"}, args...)
+		code, stdout, errOut := runArgs(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var res struct{ Accuracy []float64 }
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res.Accuracy) != 2 {
+			t.Fatalf("%v: %v: %q", args, err, stdout)
+		}
+		return res.Accuracy, errOut
+	}
+	want, _ := acc("--quiet")
+	got, progress := acc("--jobs", "2", "--threads", "2")
+	if got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("--jobs 2: accuracies %v, one after the other %v", got, want)
+	}
+	for _, line := range []string{"(2 at a time)", "seed 0 epoch 1/1 step 75/75", "seed 1 epoch 1/1 step 75/75"} {
+		if !strings.Contains(progress, line) {
+			t.Errorf("--jobs 2: progress lacks %q:\n%s", line, progress)
+		}
+	}
+}
+
 func TestWriteSummary(t *testing.T) {
 	base := wadn.ExperimentResult{Method: "wadn", Scenario: "uda", Target: "kitchen",
 		Sources: []string{"books", "dvd", "electronics"}}
