@@ -39,7 +39,9 @@ type StepProgress struct {
 	Class         float64   // mean lambda-weighted classification loss so far
 	Accuracy      float64   // target test accuracy after the previous epoch (NaN before)
 	Lambda        []float64 // current source weights
-	Remaining     time.Duration
+	// Remaining estimates the time left of the run; it is negative while
+	// the first steps of the process run, which are not yet a fair pace.
+	Remaining time.Duration
 }
 
 // EpochLog is one line of a run's epoch log.
@@ -381,9 +383,8 @@ func (tr *trainer) run(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 	}
-	start := time.Now()
 	done := 0
-	total := (tr.cfg.Epochs-tr.st.Epoch)*tr.steps - tr.st.Step
+	left := newETA((tr.cfg.Epochs-tr.st.Epoch)*tr.steps - tr.st.Step)
 	for tr.st.Epoch < tr.cfg.Epochs {
 		epoch := tr.st.Epoch + 1
 		epochStart := time.Now()
@@ -399,6 +400,7 @@ func (tr *trainer) run(ctx context.Context) (*Result, error) {
 			}
 			tr.st.Step++
 			done++
+			remaining := left.step()
 			if tr.opt.Progress != nil {
 				n := float64(tr.st.Step)
 				var cls float64
@@ -409,11 +411,10 @@ func (tr *trainer) run(ctx context.Context) (*Result, error) {
 				if acc < 0 {
 					acc = math.NaN()
 				}
-				el := time.Since(start).Seconds()
 				tr.opt.Progress(StepProgress{
 					Epoch: epoch, Epochs: tr.cfg.Epochs, Step: tr.st.Step, Steps: tr.steps,
 					Loss: tr.st.Sums.Loss / n, Class: cls, Accuracy: acc, Lambda: tr.st.Lambda,
-					Remaining: time.Duration(el / float64(done) * float64(total-done) * float64(time.Second)),
+					Remaining: remaining,
 				})
 			}
 		}

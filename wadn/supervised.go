@@ -41,7 +41,7 @@ type Progress struct {
 	Step, Steps   int     // step within the epoch (1-based) and steps per epoch
 	Loss          float64 // mean training loss over the epoch so far
 	SamplesPerSec float64
-	Remaining     time.Duration // estimate for the whole run
+	Remaining     time.Duration // estimate for the whole run; negative during the first steps
 }
 
 // EpochResult is one line of the epoch log.
@@ -150,8 +150,8 @@ func TrainSupervised(ctx context.Context, cfg SupervisedConfig) ([]EpochResult, 
 		ybuf   []int
 		oparam []optim.Param[float32]
 	)
-	start := time.Now()
-	done, total := 0, (cfg.Epochs-meta.Epoch)*steps-meta.Step
+	done := 0
+	left := newETA((cfg.Epochs-meta.Epoch)*steps - meta.Step)
 	ext.SetTrain(true)
 	cls.SetTrain(true)
 	for meta.Epoch < cfg.Epochs {
@@ -192,13 +192,13 @@ func TrainSupervised(ctx context.Context, cfg SupervisedConfig) ([]EpochResult, 
 			meta.LossSum += l
 			meta.Step++
 			done++
+			remaining := left.step()
 			if cfg.Progress != nil {
-				el := time.Since(start).Seconds()
 				cfg.Progress(Progress{
 					Epoch: epoch, Epochs: cfg.Epochs, Step: meta.Step, Steps: steps,
 					Loss:          meta.LossSum / float64(meta.Step),
 					SamplesPerSec: float64((meta.Step-stepsBefore)*cfg.Batch) / time.Since(epochStart).Seconds(),
-					Remaining:     time.Duration(el / float64(done) * float64(total-done) * float64(time.Second)),
+					Remaining:     remaining,
 				})
 			}
 		}

@@ -176,7 +176,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 				acc = fmt.Sprintf("%.2f", p.Accuracy)
 			}
 			fmt.Fprintf(e.stderr, "seed %d epoch %d/%d step %d/%d loss %.4f class %.4f target acc %s lambda %s left %s\n",
-				seed, p.Epoch, p.Epochs, p.Step, p.Steps, p.Loss, p.Class, acc, fmtVec(p.Lambda), p.Remaining.Round(time.Second))
+				seed, p.Epoch, p.Epochs, p.Step, p.Steps, p.Loss, p.Class, acc, fmtVec(p.Lambda), fmtLeft(p.Remaining))
 		}
 	}
 	fmt.Fprintf(e.stderr, "%s %s on %s target %s, seeds %v (%d at a time), %d epochs, %d threads (%s kernels); output %s\n",
@@ -231,6 +231,14 @@ func parseSeeds(s string) ([]uint64, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// fmtLeft formats an estimate of the time left, "-" while there is none.
+func fmtLeft(d time.Duration) string {
+	if d < 0 {
+		return "-"
+	}
+	return d.Round(time.Second).String()
 }
 
 func fmtVec(v []float64) string {

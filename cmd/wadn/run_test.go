@@ -141,6 +141,15 @@ func TestRunJobsFlag(t *testing.T) {
 			t.Errorf("--jobs 2: progress lacks %q:\n%s", line, progress)
 		}
 	}
+	// The first step gives no time left yet; the last leaves none.
+	for line := range strings.Lines(progress) {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.Contains(line, " step 1/75 ") && !strings.HasSuffix(line, " left -"),
+			strings.Contains(line, " step 75/75 ") && !strings.HasSuffix(line, " left 0s"):
+			t.Errorf("progress line %q", line)
+		}
+	}
 }
 
 func TestWriteSummary(t *testing.T) {

@@ -77,7 +77,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			}
 			last = time.Now()
 			fmt.Fprintf(e.stderr, "epoch %d/%d step %d/%d loss %.4f %.0f img/s left %s\n",
-				p.Epoch, p.Epochs, p.Step, p.Steps, p.Loss, p.SamplesPerSec, p.Remaining.Round(time.Second))
+				p.Epoch, p.Epochs, p.Step, p.Steps, p.Loss, p.SamplesPerSec, fmtLeft(p.Remaining))
 		},
 	})
 	for _, r := range res {
