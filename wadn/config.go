@@ -120,6 +120,14 @@ type Config struct {
 	// of CodeCentroids (sum_y alpha_t(y) S_t(y) mean_j (C_t^y - C^y)_j^2)
 	// with the target centroid the moving average the paper describes.
 	CentroidMSE bool
+	// HiddenCentroids, when set, takes the class centroids of the explicit
+	// term on the classifier's last hidden layer (what its output layer
+	// reads) instead of on the extractor's output, as the authors' Digits
+	// code does: its centroids are those of the 100-unit layer of the
+	// classifier FC [2304, 512, 100, 10]. The critics keep the extractor's
+	// output. It needs a classifier with a hidden layer (Digits, or Amazon
+	// at Depth below 3); WADN refuses it otherwise.
+	HiddenCentroids bool
 	// ClassNorm, when set, divides each source's alpha-weighted
 	// cross-entropy by the batch's sum of weights (the weighted mean of
 	// PyTorch's nll_loss, which the authors' code calls) instead of by the

@@ -160,6 +160,9 @@ type wadnAlgo struct {
 	centS []*autodiff.Tensor[float32] // per-source centroids [K, d], leaves
 	centT *autodiff.Tensor[float32]   // target centroids
 	zeroT *autodiff.Tensor[float32]   // zeros [K, d]: the target average of CodeCentroids
+	// With Config.HiddenCentroids: the classifier split before its output
+	// layer, the centroids taken on what the first part gives.
+	clsHidden, clsOut nn.Module[float32]
 	// srcDist are the sources' label distributions S_t (CodeCentroids).
 	srcDist [][]float64
 	zint    []*autodiff.Tensor[float32] // per-source interpolation leaves, reused
@@ -281,13 +284,19 @@ func newTrainer(algo algorithm, task *data.Task, cfg Config, opt RunOptions) (*t
 // interpolation leaves of the gradient penalty.
 func (a *wadnAlgo) setup(tr *trainer) (params, buffers []nn.Param[float32], err error) {
 	T, k, d := len(tr.task.Sources), tr.k, tr.m.featDim
+	cd := d // the centroids' width
+	if tr.cfg.HiddenCentroids {
+		if a.clsHidden, a.clsOut, cd, err = tr.m.splitClassifier(); err != nil {
+			return nil, nil, fmt.Errorf("%w (HiddenCentroids)", err)
+		}
+	}
 	for t := 0; t < T; t++ {
-		a.centS = append(a.centS, autodiff.Zeros[float32](k, d))
+		a.centS = append(a.centS, autodiff.Zeros[float32](k, cd))
 		a.zint = append(a.zint, autodiff.Zeros[float32](tr.cfg.Batch, d).SetRequiresGrad(true))
 		buffers = append(buffers, nn.Param[float32]{Name: fmt.Sprintf("centroid.source%d", t), Tensor: a.centS[t]})
 	}
-	a.centT = autodiff.Zeros[float32](k, d)
-	a.zeroT = autodiff.Zeros[float32](k, d)
+	a.centT = autodiff.Zeros[float32](k, cd)
+	a.zeroT = autodiff.Zeros[float32](k, cd)
 	buffers = append(buffers, nn.Param[float32]{Name: "centroid.target", Tensor: a.centT})
 	for _, s := range tr.task.Sources {
 		a.srcDist = append(a.srcDist, normalise(histogram(s.Y, k)))
@@ -496,7 +505,14 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 		splits, rows, crit = a.splits, a.rows, T+1
 	}
 	z := tr.m.features(splits, rows) // [(T+1)B, d], or (T+2)B
-	logits := tr.m.cls.Forward(z)
+	// zc: what the centroids are taken on.
+	var zc, logits *autodiff.Tensor[float32]
+	if a.clsHidden != nil {
+		zc = a.clsHidden.Forward(z)
+		logits = a.clsOut.Forward(zc)
+	} else {
+		zc, logits = z, tr.m.cls.Forward(z)
+	}
 	zr := autodiff.GradReverse(z, 1)
 
 	// Target: labels for the centroids (pseudo-labels unless labelled).
@@ -522,7 +538,7 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 			tr.st.Sums.Pred[y] += v
 		}
 	}
-	zT := autodiff.Slice(z, 0, T*B, (T+1)*B)
+	zT := autodiff.Slice(zc, 0, T*B, (T+1)*B)
 	oldT := a.centT
 	if cfg.CodeCentroids {
 		oldT = a.zeroT
@@ -555,7 +571,7 @@ func (a *wadnAlgo) step(tr *trainer, epoch int) error {
 			cls = weightNormalised(cls, w)
 		}
 		// Explicit: E_{y~T_bar} ||C_t^y - C^y||, or the code's form.
-		ct := centroid(autodiff.Slice(z, 0, lo, lo+B), ys, a.centS[t], cfg.CentroidKeep)
+		ct := centroid(autodiff.Slice(zc, 0, lo, lo+B), ys, a.centS[t], cfg.CentroidKeep)
 		newCent[t] = ct
 		var expl *autodiff.Tensor[float32]
 		if cfg.CodeCentroids || cfg.CentroidMSE {

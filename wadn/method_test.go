@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -587,5 +588,78 @@ func TestCodeSwitches(t *testing.T) {
 	}
 	if r := run(func(c *Config) { c.ClassNorm = true }); same(r, base) {
 		t.Error("ClassNorm changed nothing once alpha was estimated")
+	}
+}
+
+// TestHiddenCentroids checks that HiddenCentroids takes the centroids on the
+// classifier's last hidden layer: the split classifier computes what the
+// whole one does, the centroids have that layer's width, the switch changes
+// the explicit term alone, and a classifier without a hidden layer is
+// refused.
+func TestHiddenCentroids(t *testing.T) {
+	cfg := tinyConfig(t, data.UDA)
+	cfg.Depth = 1 // classifier 32 -> 16 -> 8 -> 2
+	cfg.C0 = 0.5
+	cfg.HiddenCentroids = true
+	tr, err := newTrainer(&wadnAlgo{}, tinyTask(data.UDA), cfg, RunOptions{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := tr.algo.(*wadnAlgo)
+	for _, c := range append(slices.Clone(a.centS), a.centT, a.zeroT) {
+		if got := c.Shape(); !slices.Equal(got, []int{2, 8}) {
+			t.Fatalf("centroid shape %v, want [2 8]", got)
+		}
+	}
+	tr.m.setTrain(false)
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([]float32, 5*32)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	z := autodiff.New(x, 5, 32)
+	if whole, split := tr.m.cls.Forward(z).Data(), a.clsOut.Forward(a.clsHidden.Forward(z)).Data(); !slices.Equal(whole, split) {
+		t.Errorf("split classifier gives %v, the whole one %v", split, whole)
+	}
+
+	run := func(f func(*Config)) *Result {
+		t.Helper()
+		c := tinyConfig(t, data.UDA)
+		c.Depth, c.C0 = 1, 0.5
+		f(&c)
+		res, err := Train(context.Background(), tinyTask(data.UDA), c, RunOptions{Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	// same compares the training of two runs: every epoch's accuracy and
+	// losses (the explicit term's value too when explicit is set).
+	same := func(a, b *Result, explicit bool) bool {
+		if !cmp.Equal(a.Alpha, b.Alpha) || !cmp.Equal(a.Lambda, b.Lambda) || len(a.History) != len(b.History) {
+			return false
+		}
+		for i := range a.History {
+			x, y := a.History[i], b.History[i]
+			if x.Accuracy != y.Accuracy || x.Loss != y.Loss || !slices.Equal(x.Class, y.Class) ||
+				!slices.Equal(x.Implicit, y.Implicit) || (explicit && !slices.Equal(x.Explicit, y.Explicit)) {
+				return false
+			}
+		}
+		return true
+	}
+	hidden := func(c *Config) { c.HiddenCentroids = true }
+	if same(run(func(*Config) {}), run(hidden), true) {
+		t.Error("HiddenCentroids changed nothing")
+	}
+	noExplicit := func(c *Config) { c.Eps = 0 }
+	if !same(run(noExplicit), run(func(c *Config) { noExplicit(c); hidden(c) }), false) {
+		t.Error("with Eps 0 HiddenCentroids changed the run: it must touch the explicit term only")
+	}
+
+	cfg = tinyConfig(t, data.UDA) // Depth 3: a linear classifier
+	cfg.HiddenCentroids = true
+	if _, err := Train(context.Background(), tinyTask(data.UDA), cfg, RunOptions{Seed: 5}); err == nil || !strings.Contains(err.Error(), "HiddenCentroids") {
+		t.Errorf("a linear classifier with HiddenCentroids: error %v, want one naming HiddenCentroids", err)
 	}
 }

@@ -1,6 +1,7 @@
 package wadn
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -89,6 +90,21 @@ func (m *model) params() []nn.Param[float32] {
 		ps = append(ps, nn.Prefix(fmt.Sprintf("critic%d", t), c.Params())...)
 	}
 	return ps
+}
+
+// splitClassifier returns the classifier as every layer but the last and
+// that last layer, a Linear, with the width of what the one passes to the
+// other; an error when the classifier has no hidden layer.
+func (m *model) splitClassifier() (hidden, out nn.Module[float32], width int, err error) {
+	s, ok := m.cls.(*nn.Sequential[float32])
+	if !ok || len(s.Layers) < 2 {
+		return nil, nil, 0, errors.New("wadn: the classifier has no hidden layer to take the centroids on")
+	}
+	last, ok := s.Layers[len(s.Layers)-1].(*nn.Linear[float32])
+	if !ok {
+		return nil, nil, 0, fmt.Errorf("wadn: the classifier's last layer is a %T, not a Linear", s.Layers[len(s.Layers)-1])
+	}
+	return &nn.Sequential[float32]{Layers: s.Layers[:len(s.Layers)-1]}, last, last.In, nil
 }
 
 // buffers returns the state buffers (BatchNorm statistics) of the model.

@@ -20,7 +20,7 @@ var unreadValues = map[string]any{
 	"AlphaStart": 1, "LambdaStart": 1, "AlignStart": 2, "ExplicitStart": 1,
 	"TargetWeight": 1.0, "EvalEstimate": true, "PseudoThreshold": 0.6,
 	"SoftEstimate": true, "HeldOut": true, "OracleAlpha": true,
-	"CodeCentroids": true, "CentroidMSE": true, "ClassNorm": true,
+	"CodeCentroids": true, "CentroidMSE": true, "ClassNorm": true, "HiddenCentroids": true,
 	"Baseline.Mu": 0.5, "Baseline.MDANGamma": 2.0, "Baseline.MDANHard": true,
 	"Baseline.DARNGamma": 3.0, "Baseline.M3SDAMu": 0.1, "Baseline.M3SDAOrder": 2,
 	"Baseline.M3SDACentral": true, "Baseline.PADAMu": 0.3, "Baseline.PADARamp": 3.0,

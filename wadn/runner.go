@@ -464,7 +464,7 @@ var wadnOnly = []string{
 	"Eps", "C0", "C1", "C2", "CentroidKeep", "AlphaKeep", "LambdaKeep",
 	"AlphaStart", "LambdaStart", "AlignStart", "ExplicitStart", "TargetWeight",
 	"EvalEstimate", "PseudoThreshold", "SoftEstimate", "HeldOut", "OracleAlpha",
-	"CodeCentroids", "CentroidMSE", "ClassNorm",
+	"CodeCentroids", "CentroidMSE", "ClassNorm", "HiddenCentroids",
 }
 
 // settingReaders names, for each setting that only some methods read (a

@@ -56,7 +56,7 @@ func TestConfigFlags(t *testing.T) {
 		"alpha-start": "AlphaStart", "lambda-start": "LambdaStart", "align-start": "AlignStart",
 		"explicit-start": "ExplicitStart", "held-out": "HeldOut", "oracle-alpha": "OracleAlpha",
 		"pseudo-threshold": "PseudoThreshold", "soft-estimate": "SoftEstimate", "eval-estimate": "EvalEstimate",
-		"code-centroids": "CodeCentroids", "centroid-mse": "CentroidMSE", "class-norm": "ClassNorm",
+		"code-centroids": "CodeCentroids", "centroid-mse": "CentroidMSE", "class-norm": "ClassNorm", "hidden-centroids": "HiddenCentroids",
 		"target-weight": "TargetWeight Baseline.TargetWeight", "mu": "Baseline.Mu",
 		"mdan-gamma": "Baseline.MDANGamma", "mdan-hard": "Baseline.MDANHard", "darn-gamma": "Baseline.DARNGamma",
 		"m3sda-mu": "Baseline.M3SDAMu", "m3sda-order": "Baseline.M3SDAOrder", "m3sda-central": "Baseline.M3SDACentral",
