@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -80,8 +81,9 @@ func registerConfigFlags(fs *flag.FlagSet) {
 }
 
 // applyConfigFlags copies the configFlags set on fs into cfg, after
-// checking that method reads them in cfg's scenario (wadn.Method.Reads) and
-// that --depth is given for the amazon network only.
+// checking that method reads them in cfg's scenario (wadn.Method.Reads),
+// that --depth is given for the amazon network only and that
+// --hidden-centroids has a hidden classifier layer to work on.
 func applyConfigFlags(fs *flag.FlagSet, method wadn.Method, cfg *wadn.Config) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
@@ -107,6 +109,9 @@ func applyConfigFlags(fs *flag.FlagSet, method wadn.Method, cfg *wadn.Config) er
 			}
 		}
 	})
+	if err == nil && cfg.HiddenCentroids && (cfg.Dataset == "office-home" || cfg.Dataset == "amazon" && cfg.Depth >= len(cfg.Hidden)) {
+		err = errors.New("--hidden-centroids needs a classifier with a hidden layer: digits, or amazon with --depth 1 or 2")
+	}
 	return err
 }
 

@@ -26,6 +26,16 @@ func TestRunRejectsBadFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errOut)
 		}
 	}
+	for _, args := range [][]string{
+		{"run", "--hidden-centroids"},
+		{"run", "--depth", "3", "--hidden-centroids"},
+		{"run", "--dataset", "officehome", "--target", "art", "--data", t.TempDir(), "--hidden-centroids"},
+	} {
+		code, _, errOut := runArgs(t, "", args...)
+		if code != 2 || !strings.Contains(errOut, "--hidden-centroids needs a classifier with a hidden layer") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and the reason", args, code, errOut)
+		}
+	}
 	code, _, errOut := runArgs(t, "", "run", "--data", "", "--target", "nowhere", "--epochs", "1", "--out", t.TempDir())
 	if code != 1 || !strings.Contains(errOut, "nowhere") || strings.Contains(errOut, "wadn run: wadn:") {
 		t.Errorf("unknown target: exit %d, stderr %q; want 1, the name, and one prefix", code, errOut)
