@@ -81,9 +81,8 @@ func registerConfigFlags(fs *flag.FlagSet) {
 }
 
 // applyConfigFlags copies the configFlags set on fs into cfg, after
-// checking that method reads them in cfg's scenario (wadn.Method.Reads),
-// that --depth is given for the amazon network only and that
-// --hidden-centroids has a hidden classifier layer to work on.
+// checking that method reads them in cfg's scenario (wadn.Method.Reads) and
+// that --depth is given for the amazon network only.
 func applyConfigFlags(fs *flag.FlagSet, method wadn.Method, cfg *wadn.Config) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
@@ -109,10 +108,16 @@ func applyConfigFlags(fs *flag.FlagSet, method wadn.Method, cfg *wadn.Config) er
 			}
 		}
 	})
-	if err == nil && cfg.HiddenCentroids && (cfg.Dataset == "office-home" || cfg.Dataset == "amazon" && cfg.Depth >= len(cfg.Hidden)) {
-		err = errors.New("--hidden-centroids needs a classifier with a hidden layer: digits, or amazon with --depth 1 or 2")
-	}
 	return err
+}
+
+// checkNetwork reports a setting that the chosen network cannot carry:
+// --hidden-centroids needs a classifier with a hidden layer.
+func checkNetwork(cfg *wadn.Config) error {
+	if cfg.HiddenCentroids && (cfg.Dataset == "office-home" || cfg.Dataset == "amazon" && cfg.Depth >= len(cfg.Hidden)) {
+		return errors.New("--hidden-centroids needs a classifier with a hidden layer: digits, or amazon with --depth 1 or 2")
+	}
+	return nil
 }
 
 // lookupConfigFlag returns the configFlag called name, or nil.

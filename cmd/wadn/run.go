@@ -109,6 +109,10 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "wadn run: %v\n", err)
 		return errUsage
 	}
+	if err := checkNetwork(&cfg); err != nil {
+		fmt.Fprintf(e.stderr, "wadn run: %v\n", err)
+		return errUsage
+	}
 	proto, err := wadn.DefaultProtocol(ds, sc)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "wadn run: %v\n", err)
