@@ -157,9 +157,9 @@ type trainer struct {
 
 // wadnAlgo is WADN's update and estimation.
 type wadnAlgo struct {
-	centS []*autodiff.Tensor[float32] // per-source centroids [K, d], leaves
+	centS []*autodiff.Tensor[float32] // per-source centroids [K, width], leaves
 	centT *autodiff.Tensor[float32]   // target centroids
-	zeroT *autodiff.Tensor[float32]   // zeros [K, d]: the target average of CodeCentroids
+	zeroT *autodiff.Tensor[float32]   // zeros: the target average of CodeCentroids
 	// With Config.HiddenCentroids: the classifier split before its output
 	// layer, the centroids taken on what the first part gives.
 	clsHidden, clsOut nn.Module[float32]
