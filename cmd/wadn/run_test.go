@@ -31,6 +31,8 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"run", "--depth", "3", "--hidden-centroids"},
 		{"run", "--dataset", "officehome", "--target", "art", "--data", t.TempDir(), "--hidden-centroids"},
 	} {
+		// Should the check fail, the run writes nothing here and stops soon.
+		args = append(args, "--out", t.TempDir(), "--epochs", "1")
 		code, _, errOut := runArgs(t, "", args...)
 		if code != 2 || !strings.Contains(errOut, "--hidden-centroids needs a classifier with a hidden layer") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and the reason", args, code, errOut)
