@@ -252,6 +252,20 @@ func DefaultConfig(dataset string, scenario data.Scenario) (Config, error) {
 	return c, nil
 }
 
+// HiddenClassifier reports whether the network c describes has a classifier
+// with a hidden layer, which HiddenCentroids needs: Digits does (FC [2304,
+// 512, 100, 10]), Amazon does when its extractor takes fewer than all the
+// Hidden layers (Depth), Office-Home does not (one linear layer).
+func (c *Config) HiddenClassifier() bool {
+	switch c.Dataset {
+	case "digits":
+		return true
+	case "amazon":
+		return c.Depth < len(c.Hidden)
+	}
+	return false
+}
+
 // c0At returns the weight of the conditional terms in epoch, in the steps and
 // in the lambda problem: C0 from AlignStart on, 0 before (while they are off
 // their values say nothing).

@@ -663,3 +663,33 @@ func TestHiddenCentroids(t *testing.T) {
 		t.Errorf("a linear classifier with HiddenCentroids: error %v, want one naming HiddenCentroids", err)
 	}
 }
+
+// TestHiddenClassifier checks Config.HiddenClassifier against the networks
+// newModel builds: it must say a hidden layer is there exactly when the
+// classifier can be split before its output layer.
+func TestHiddenClassifier(t *testing.T) {
+	for _, tc := range []struct {
+		dataset string
+		depth   int
+		want    bool
+	}{
+		{"amazon", 1, true}, {"amazon", 2, true}, {"amazon", 3, false},
+		{"digits", 0, true}, {"office-home", 0, false},
+	} {
+		cfg, err := DefaultConfig(tc.dataset, data.UDA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.depth > 0 {
+			cfg.Depth = tc.depth
+		}
+		m, err := newModel(&cfg, 2, 3, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, _, splitErr := m.splitClassifier()
+		if got := cfg.HiddenClassifier(); got != tc.want || got != (splitErr == nil) {
+			t.Errorf("%s depth %d: HiddenClassifier %v, want %v; splitClassifier error %v", tc.dataset, cfg.Depth, got, tc.want, splitErr)
+		}
+	}
+}

@@ -114,7 +114,7 @@ func applyConfigFlags(fs *flag.FlagSet, method wadn.Method, cfg *wadn.Config) er
 // checkNetwork reports a setting that the chosen network cannot carry:
 // --hidden-centroids needs a classifier with a hidden layer.
 func checkNetwork(cfg *wadn.Config) error {
-	if cfg.HiddenCentroids && (cfg.Dataset == "office-home" || cfg.Dataset == "amazon" && cfg.Depth >= len(cfg.Hidden)) {
+	if cfg.HiddenCentroids && !cfg.HiddenClassifier() {
 		return errors.New("--hidden-centroids needs a classifier with a hidden layer: digits, or amazon with --depth 1 or 2")
 	}
 	return nil
