@@ -1,11 +1,13 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // Scenario is one of the three adaptation settings of the WADN paper.
@@ -375,4 +377,44 @@ func keepClasses(rows []int, y []int, classes []int) []int {
 		}
 	}
 	return kept
+}
+
+// PooledSources returns a shallow copy of t whose sources are pooled into
+// one source, their samples in order: the single source domain of the
+// MDAN and DARN code's merged baselines (Source, DANN), from which each
+// step draws one batch and whose size sets the epoch's length. The pooled
+// source is named by the sources' names joined by "+"; its From is "pooled"
+// and its Rows are nil (its samples come from several domains). SourceTest
+// is pooled alike when every source has one, and left out otherwise.
+func (t *Task) PooledSources() (*Task, error) {
+	if len(t.Sources) == 0 {
+		return nil, errors.New("data: a task without sources has nothing to pool")
+	}
+	out := *t
+	pool := func(subs []Subset) (Subset, error) {
+		names := make([]string, len(subs))
+		split := Split{NumClasses: subs[0].NumClasses}
+		for i := range subs {
+			names[i] = subs[i].Domain
+			var err error
+			if split, err = concatSplits(&split, &subs[i].Split); err != nil {
+				return Subset{}, fmt.Errorf("data: pooling source %s: %w", subs[i].Domain, err)
+			}
+		}
+		return Subset{Domain: strings.Join(names, "+"), From: "pooled", Split: split}, nil
+	}
+	s, err := pool(t.Sources)
+	if err != nil {
+		return nil, err
+	}
+	out.Sources = []Subset{s}
+	out.SourceTest = nil
+	if len(t.SourceTest) == len(t.Sources) {
+		st, err := pool(t.SourceTest)
+		if err != nil {
+			return nil, err
+		}
+		out.SourceTest = []Subset{st}
+	}
+	return &out, nil
 }

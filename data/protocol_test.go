@@ -434,3 +434,76 @@ func TestConcatSplitsDense(t *testing.T) {
 		})
 	}
 }
+
+func TestPooledSources(t *testing.T) {
+	ds := toyDomains()
+	p := Protocol{Scenario: UDA, TrainSize: 700, TestSize: 150, DropClasses: []int{5, 6, 7, 8, 9}, DropRate: 0.5}
+	task, err := p.BuildFor(ds, "t", 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(task.SourceTest) != len(task.Sources) {
+		t.Fatalf("the toy task has %d source test sets for %d sources", len(task.SourceTest), len(task.Sources))
+	}
+	concat := func(subs []Subset) (x []float32, y []int) {
+		for _, s := range subs {
+			x, y = append(x, s.Dense.X...), append(y, s.Y...)
+		}
+		return x, y
+	}
+	for _, c := range []struct {
+		name     string
+		dropTest bool // one source without its test set
+	}{{"every source test set", false}, {"one missing", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			in := *task
+			in.SourceTest = slices.Clone(task.SourceTest)
+			if c.dropTest {
+				in.SourceTest = in.SourceTest[:2]
+			}
+			out, err := in.PooledSources()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(in.Sources) != 3 {
+				t.Fatalf("pooling changed the task it was given: %d sources", len(in.Sources))
+			}
+			if len(out.Sources) != 1 {
+				t.Fatalf("%d sources after pooling, want 1", len(out.Sources))
+			}
+			s := out.Sources[0]
+			if s.Domain != "a+b+c" || s.From != "pooled" || s.Rows != nil || s.NumClasses != 10 {
+				t.Errorf("pooled source %q from %q, rows %v, %d classes", s.Domain, s.From, s.Rows, s.NumClasses)
+			}
+			x, y := concat(in.Sources)
+			if !slices.Equal(s.Dense.X, x) || !slices.Equal(s.Y, y) || s.Dense.N != len(y) {
+				t.Errorf("pooled samples are not the sources' in order (%d samples, want %d)", s.Len(), len(y))
+			}
+			if got := out.EpochSteps(20); got != len(y)/20 {
+				t.Errorf("epoch of %d steps, want %d", got, len(y)/20)
+			}
+			switch {
+			case c.dropTest && out.SourceTest != nil:
+				t.Errorf("pooled %d source test sets with one missing", len(out.SourceTest))
+			case !c.dropTest:
+				x, y := concat(in.SourceTest)
+				if len(out.SourceTest) != 1 || !slices.Equal(out.SourceTest[0].Dense.X, x) || !slices.Equal(out.SourceTest[0].Y, y) {
+					t.Errorf("source test sets not pooled in order")
+				}
+			}
+			if out.Target != in.Target || out.TargetTrain.Len() != in.TargetTrain.Len() || out.TargetTest.Len() != in.TargetTest.Len() {
+				t.Errorf("pooling changed the target")
+			}
+		})
+	}
+
+	bad := *task
+	bad.Sources = slices.Clone(task.Sources)
+	bad.Sources[1].NumClasses = 3
+	if _, err := bad.PooledSources(); err == nil || !strings.Contains(err.Error(), "source b") {
+		t.Errorf("mismatched classes: err %v, want one naming source b", err)
+	}
+	if _, err := (&Task{}).PooledSources(); err == nil {
+		t.Error("a task without sources pooled without error")
+	}
+}

@@ -32,6 +32,14 @@ type BaselineConfig struct {
 	M3SDAMu float64
 	// M3SDAOrder is the highest moment M3SDA matches (4).
 	M3SDAOrder int
+	// PoolSources pools, for Source (Source+Tar) and DANN, the sources into
+	// one source domain (data.Task.PooledSources), as the MDAN and DARN code
+	// merges them: each step draws one batch of Batch rows from the pool, and
+	// an epoch has the pool's size over Batch steps. Without it each step
+	// draws a block of Batch rows from every source, and an epoch has the
+	// largest source's size over Batch steps: the same expected loss, over
+	// a third of the steps of three times the rows with three sources.
+	PoolSources bool
 	// M3SDACentral matches, from the second order on, the moments of each
 	// block's features about the block's mean, as the M3SDA authors' code
 	// does, instead of the raw moments of the DARN code's M3SDA.

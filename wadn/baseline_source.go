@@ -71,6 +71,17 @@ func (a *sourceAlgo) step(tr *trainer, epoch int) error {
 
 func (a *sourceAlgo) endEpoch(tr *trainer, epoch int, log *EpochLog) error { return nil }
 
+// sourcePooler is an algorithm that may train on the sources pooled into
+// one domain (BaselineConfig.PoolSources); train pools them before the
+// trainer is built.
+type sourcePooler interface {
+	poolsSources(cfg *Config) bool
+}
+
+func (a *sourceAlgo) poolsSources(cfg *Config) bool { return cfg.Baseline.PoolSources }
+
+func (a *dannAlgo) poolsSources(cfg *Config) bool { return cfg.Baseline.PoolSources }
+
 // dannAlgo is DANN (Ganin et al. 2016) on the sources merged into one
 // domain: one domain classifier, laid out as the data set's critics, tells
 // source features (label 1) from target features (label 0) through a

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/autodiff/gradcheck"
 	"github.com/wadn-go/wadn/data"
@@ -653,4 +654,57 @@ func limitedLosses(t *testing.T, m Method, seed uint64, change func(*data.Task),
 		l = append(l, e.Loss)
 	}
 	return l
+}
+
+// TestPoolSources checks BaselineConfig.PoolSources: Source and DANN then
+// train on one source, the pool, with an epoch of the pool's size over the
+// batch; on a task with a single source pooling changes nothing.
+func TestPoolSources(t *testing.T) {
+	for _, name := range []string{"source", "dann"} {
+		m, err := lookupMethod(name, data.UDA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := func(task *data.Task, pool bool) (*Result, int) {
+			t.Helper()
+			cfg := tinyConfig(t, data.UDA)
+			cfg.Epochs = 2
+			cfg.Baseline = DefaultBaselineConfig("amazon", data.UDA)
+			cfg.Baseline.PoolSources = pool
+			steps := 0
+			res, err := train(context.Background(), m.new(), task, cfg, RunOptions{Seed: 3, Progress: func(p StepProgress) { steps = p.Steps }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res, steps
+		}
+		t.Run(name, func(t *testing.T) {
+			task := tinyTask(data.UDA)
+			pool, all := 0, 0
+			for _, s := range task.Sources {
+				pool += s.Len()
+				all = max(all, s.Len())
+			}
+			res, steps := run(task, true)
+			if want := pool / 8; steps != want {
+				t.Errorf("pooled: %d steps an epoch, want %d", steps, want)
+			}
+			if n := len(res.History[0].Class); n != 1 {
+				t.Errorf("pooled: class losses of %d sources, want 1", n)
+			}
+			if _, steps := run(task, false); steps != all/8 {
+				t.Errorf("not pooled: %d steps an epoch, want %d", steps, all/8)
+			}
+			one := tinyTask(data.UDA)
+			one.Sources = one.Sources[:1]
+			a, _ := run(one, true)
+			b, _ := run(one, false)
+			for i := range a.History {
+				a.History[i].Seconds, b.History[i].Seconds = 0, 0
+			}
+			if !cmp.Equal(a.History, b.History) {
+				t.Errorf("one source: pooling changed the run\npooled %+v\nnot    %+v", a.History, b.History)
+			}
+		})
+	}
 }

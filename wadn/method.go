@@ -187,6 +187,12 @@ func train(ctx context.Context, algo algorithm, task *data.Task, cfg Config, opt
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if p, ok := algo.(sourcePooler); ok && p.poolsSources(&cfg) {
+		var err error
+		if task, err = task.PooledSources(); err != nil {
+			return nil, err
+		}
+	}
 	tr, err := newTrainer(algo, task, cfg, opt)
 	if err != nil {
 		return nil, err

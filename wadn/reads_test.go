@@ -25,7 +25,7 @@ var unreadValues = map[string]any{
 	"Baseline.DARNGamma": 3.0, "Baseline.M3SDAMu": 0.1, "Baseline.M3SDAOrder": 2,
 	"Baseline.M3SDACentral": true, "Baseline.PADAMu": 0.3, "Baseline.PADARamp": 3.0,
 	"Baseline.MMELambda": 0.3, "Baseline.MMETemp": 0.1, "Baseline.RLUSC": 3.0,
-	"Baseline.TargetWeight": 1.0, "Transductive": true,
+	"Baseline.TargetWeight": 1.0, "Baseline.PoolSources": true, "Transductive": true,
 }
 
 // TestMethodsIgnoreUnreadSettings checks Method.Reads against training:

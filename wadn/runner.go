@@ -481,6 +481,7 @@ var settingReaders = func() map[string][]string {
 		"Baseline.M3SDAMu":      {"m3sda"},
 		"Baseline.M3SDAOrder":   {"m3sda"},
 		"Baseline.M3SDACentral": {"m3sda"},
+		"Baseline.PoolSources":  {"source", "dann"},
 		"Baseline.PADAMu":       {"pada"},
 		"Baseline.PADARamp":     {"pada"},
 		"Baseline.MMELambda":    {"mme"},

@@ -59,7 +59,7 @@ func TestConfigFlags(t *testing.T) {
 		"code-centroids": "CodeCentroids", "centroid-mse": "CentroidMSE", "class-norm": "ClassNorm", "hidden-centroids": "HiddenCentroids",
 		"target-weight": "TargetWeight Baseline.TargetWeight", "mu": "Baseline.Mu",
 		"mdan-gamma": "Baseline.MDANGamma", "mdan-hard": "Baseline.MDANHard", "darn-gamma": "Baseline.DARNGamma",
-		"m3sda-mu": "Baseline.M3SDAMu", "m3sda-order": "Baseline.M3SDAOrder", "m3sda-central": "Baseline.M3SDACentral",
+		"m3sda-mu": "Baseline.M3SDAMu", "m3sda-order": "Baseline.M3SDAOrder", "m3sda-central": "Baseline.M3SDACentral", "pool-sources": "Baseline.PoolSources",
 		"pada-mu": "Baseline.PADAMu", "pada-ramp": "Baseline.PADARamp", "mme-lambda": "Baseline.MMELambda",
 		"mme-temp": "Baseline.MMETemp", "rlus-c": "Baseline.RLUSC",
 	}

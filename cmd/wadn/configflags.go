@@ -56,6 +56,7 @@ var configFlags = []configFlag{
 	{"darn-gamma", []string{"Baseline.DARNGamma"}, 0.0, "darn: scale of the losses before the L2 projection (default 1)"},
 	{"m3sda-mu", []string{"Baseline.M3SDAMu"}, 0.0, "m3sda: weight of the moment-matching term (default 5e-4 amazon, 1e-7 digits)"},
 	{"m3sda-order", []string{"Baseline.M3SDAOrder"}, 0, "m3sda: highest matched moment (default 4)"},
+	{"pool-sources", []string{"Baseline.PoolSources"}, false, "source, dann: draw each step's batch from the sources pooled into one domain, an epoch being the pool's size over the batch, as the MDAN and DARN code merges them (default: a batch from every source, an epoch the largest source's size over the batch)"},
 	{"m3sda-central", []string{"Baseline.M3SDACentral"}, false, "m3sda: match the moments of order 2 and up about each domain's mean, as the M3SDA code does (default: raw moments, as the DARN code)"},
 	{"pada-mu", []string{"Baseline.PADAMu"}, 0.0, "pada: weight of the class-weighted adversarial term (default 1)"},
 	{"pada-ramp", []string{"Baseline.PADARamp"}, 0.0, "pada: steepness of the gradient-reversal ramp 2/(1+exp(-r*p))-1 (default 10)"},
