@@ -37,8 +37,9 @@ type BaselineConfig struct {
 	// merges them: each step draws one batch of Batch rows from the pool, and
 	// an epoch has the pool's size over Batch steps. Without it each step
 	// draws a block of Batch rows from every source, and an epoch has the
-	// largest source's size over Batch steps: the same expected loss, over
-	// a third of the steps of three times the rows with three sources.
+	// largest source's size over Batch steps: with three sources of equal
+	// size, the same expected loss in a third of the steps, each of three
+	// times the rows.
 	PoolSources bool
 	// M3SDACentral matches, from the second order on, the moments of each
 	// block's features about the block's mean, as the M3SDA authors' code

@@ -80,8 +80,6 @@ type sourcePooler interface {
 
 func (a *sourceAlgo) poolsSources(cfg *Config) bool { return cfg.Baseline.PoolSources }
 
-func (a *dannAlgo) poolsSources(cfg *Config) bool { return cfg.Baseline.PoolSources }
-
 // dannAlgo is DANN (Ganin et al. 2016) on the sources merged into one
 // domain: one domain classifier, laid out as the data set's critics, tells
 // source features (label 1) from target features (label 0) through a
@@ -123,3 +121,5 @@ func (a *dannAlgo) step(tr *trainer, epoch int) error {
 }
 
 func (a *dannAlgo) endEpoch(tr *trainer, epoch int, log *EpochLog) error { return nil }
+
+func (a *dannAlgo) poolsSources(cfg *Config) bool { return cfg.Baseline.PoolSources }
