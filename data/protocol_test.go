@@ -57,9 +57,15 @@ func toyDomains() []Domain {
 	return []Domain{toyDomain("a", 1000, 300, 10), toyDomain("b", 900, 250, 10), toyDomain("c", 1200, 200, 10), toyDomain("t", 800, 400, 10)}
 }
 
+// toyUDA is the unsupervised protocol the toy tasks are drawn with: 700
+// training samples per domain, 150 held out, half of classes 5-9 dropped.
+func toyUDA() Protocol {
+	return Protocol{Scenario: UDA, TrainSize: 700, TestSize: 150, DropClasses: []int{5, 6, 7, 8, 9}, DropRate: 0.5}
+}
+
 func TestProtocolUDA(t *testing.T) {
 	ds := toyDomains()
-	p := Protocol{Scenario: UDA, TrainSize: 700, TestSize: 150, DropClasses: []int{5, 6, 7, 8, 9}, DropRate: 0.5}
+	p := toyUDA()
 	task, err := p.BuildFor(ds, "t", 42)
 	if err != nil {
 		t.Fatal(err)
@@ -436,9 +442,7 @@ func TestConcatSplitsDense(t *testing.T) {
 }
 
 func TestPooledSources(t *testing.T) {
-	ds := toyDomains()
-	p := Protocol{Scenario: UDA, TrainSize: 700, TestSize: 150, DropClasses: []int{5, 6, 7, 8, 9}, DropRate: 0.5}
-	task, err := p.BuildFor(ds, "t", 42)
+	task, err := toyUDA().BuildFor(toyDomains(), "t", 42)
 	if err != nil {
 		t.Fatal(err)
 	}
