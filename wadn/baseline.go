@@ -19,6 +19,15 @@ type BaselineConfig struct {
 	// Mu weighs the domain-adversarial term of DANN, MDAN, DARN and MDMN
 	// against the classification loss (1e-2: the MDAN and DARN code).
 	Mu float64
+	// PoolSources pools, for Source (Source+Tar) and DANN, the sources into
+	// one source domain (data.Task.PooledSources), as the MDAN and DARN code
+	// merges them: each step draws one batch of Batch rows from the pool, and
+	// an epoch has the pool's size over Batch steps. Without it each step
+	// draws a block of Batch rows from every source, and an epoch has the
+	// largest source's size over Batch steps: with three sources of equal
+	// size, the same expected loss in a third of the steps, each of three
+	// times the rows.
+	PoolSources bool
 	// MDANGamma is the inverse temperature of MDAN's soft-max aggregation
 	// log(sum_t exp(gamma*g_t))/gamma (10: the MDAN code).
 	MDANGamma float64
@@ -32,15 +41,6 @@ type BaselineConfig struct {
 	M3SDAMu float64
 	// M3SDAOrder is the highest moment M3SDA matches (4).
 	M3SDAOrder int
-	// PoolSources pools, for Source (Source+Tar) and DANN, the sources into
-	// one source domain (data.Task.PooledSources), as the MDAN and DARN code
-	// merges them: each step draws one batch of Batch rows from the pool, and
-	// an epoch has the pool's size over Batch steps. Without it each step
-	// draws a block of Batch rows from every source, and an epoch has the
-	// largest source's size over Batch steps: with three sources of equal
-	// size, the same expected loss in a third of the steps, each of three
-	// times the rows.
-	PoolSources bool
 	// M3SDACentral matches, from the second order on, the moments of each
 	// block's features about the block's mean, as the M3SDA authors' code
 	// does, instead of the raw moments of the DARN code's M3SDA.
