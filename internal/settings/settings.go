@@ -1,0 +1,347 @@
+// Package settings reads, writes and compares typed settings: the fields of
+// structs tagged `setting:"name"`, known by those names on the command line,
+// in experiment files and in the files a run records.
+//
+// A settings struct declares each setting as an exported field:
+//
+//	C0 float64 `setting:"c0" help:"weight of the conditional terms"`
+//	C2 float64 `setting:"c2" scenarios:"uda partial" help:"L1 weight of the alpha problem"`
+//
+// The name is kebab-case and unique among the structs of a run. The scenarios
+// tag lists the scenarios whose training reads the setting (all when absent).
+// A field may be a bool, an int, a float64 (finite), a string, an []int, or
+// any type whose pointer implements encoding.TextUnmarshaler and whose value
+// implements encoding.TextMarshaler, such as the enumerations of the methods;
+// an enumeration that also has a Values() []string method lists them in
+// help texts and errors. Fields without a setting tag are not settings, but
+// the settings of an embedded struct are the struct's own, in its place.
+package settings
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Field is one setting of a settings struct, bound to the struct's field.
+type Field struct {
+	Name      string
+	Help      string
+	Scenarios []string // the scenarios that read it; nil: every one
+	v         reflect.Value
+}
+
+// Enum is implemented by enumerations that can list their values.
+type Enum interface {
+	encoding.TextMarshaler
+	Values() []string
+}
+
+// Typer is implemented by text settings that describe the values they take
+// ("number|max") for help texts.
+type Typer interface {
+	SettingType() string
+}
+
+var (
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// ErrUnknown is wrapped by the errors for a setting name no struct declares.
+var ErrUnknown = errors.New("no such setting")
+
+// Fields returns the settings of the structs ps points to, in declaration
+// order, struct after struct. It panics when a p is not a pointer to a
+// struct, a tagged field has a type it cannot read, or two fields share a
+// name: those are mistakes in the declarations, not in the input.
+func Fields(ps ...any) []Field {
+	var out []Field
+	seen := map[string]bool{}
+	for _, p := range ps {
+		v := reflect.ValueOf(p)
+		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+			panic(fmt.Sprintf("settings: %T is not a pointer to a struct", p))
+		}
+		out = appendFields(out, v.Elem(), seen)
+	}
+	return out
+}
+
+// appendFields appends the settings of the struct v, those of its embedded
+// structs in their place, to out.
+func appendFields(out []Field, v reflect.Value, seen map[string]bool) []Field {
+	for i := range v.NumField() {
+		sf := v.Type().Field(i)
+		name, ok := sf.Tag.Lookup("setting")
+		if !ok {
+			if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+				out = appendFields(out, v.Field(i), seen)
+			}
+			continue
+		}
+		if name == "" || seen[name] {
+			panic(fmt.Sprintf("settings: %s.%s: setting name %q empty or declared twice", v.Type(), sf.Name, name))
+		}
+		if !supported(sf.Type) {
+			panic(fmt.Sprintf("settings: %s.%s has type %v, which settings cannot read", v.Type(), sf.Name, sf.Type))
+		}
+		seen[name] = true
+		f := Field{Name: name, Help: sf.Tag.Get("help"), v: v.Field(i)}
+		if sc := sf.Tag.Get("scenarios"); sc != "" {
+			f.Scenarios = strings.Fields(sc)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func supported(t reflect.Type) bool {
+	if isText(t) {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Float64, reflect.String:
+		return true
+	case reflect.Slice:
+		return t.Elem().Kind() == reflect.Int
+	}
+	return false
+}
+
+func isText(t reflect.Type) bool {
+	return reflect.PointerTo(t).Implements(textUnmarshaler) && t.Implements(textMarshaler)
+}
+
+// Lookup returns the field called name among fs.
+func Lookup(fs []Field, name string) (Field, error) {
+	for _, f := range fs {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return Field{}, fmt.Errorf("%q: %w", name, ErrUnknown)
+}
+
+// Reads reports whether the setting is read in scenario.
+func (f Field) Reads(scenario string) bool {
+	return f.Scenarios == nil || slices.Contains(f.Scenarios, scenario)
+}
+
+// IsBool reports whether the setting is a bool, which a command line may
+// give without a value.
+func (f Field) IsBool() bool { return f.v.Kind() == reflect.Bool && !isText(f.v.Type()) }
+
+// IsList reports whether the setting's value is a list.
+func (f Field) IsList() bool { return f.v.Kind() == reflect.Slice && !isText(f.v.Type()) }
+
+// Type describes the values the setting takes, for help texts: "number",
+// "integer", "true|false", "text", "integers, comma-separated", or an
+// enumeration's values joined by "|".
+func (f Field) Type() string {
+	t := f.v.Type()
+	if isText(t) {
+		switch e := f.v.Interface().(type) {
+		case Enum:
+			return strings.Join(e.Values(), "|")
+		case Typer:
+			return e.SettingType()
+		}
+		return "text"
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true|false"
+	case reflect.Int:
+		return "integer"
+	case reflect.Float64:
+		return "number"
+	case reflect.Slice:
+		return "integers, comma-separated"
+	}
+	return "text"
+}
+
+// String returns the setting's value in its canonical text form, the form
+// Set reads: numbers in the shortest form that reads back exactly.
+func (f Field) String() string {
+	v := f.v
+	if isText(v.Type()) {
+		b, err := v.Interface().(encoding.TextMarshaler).MarshalText()
+		if err != nil {
+			return fmt.Sprintf("!(%v)", err)
+		}
+		return string(b)
+	}
+	switch v.Kind() {
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	case reflect.Int:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	case reflect.String:
+		return v.String()
+	case reflect.Slice:
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i] = strconv.FormatInt(v.Index(i).Int(), 10)
+		}
+		return strings.Join(parts, ",")
+	}
+	return ""
+}
+
+// Set sets the setting from its text form. An error names the setting and
+// says what was expected; the value is unchanged then.
+func (f Field) Set(text string) error {
+	v := f.v
+	t := v.Type()
+	if isText(t) {
+		p := reflect.New(t)
+		if err := p.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(text)); err != nil {
+			if e, ok := v.Interface().(Enum); ok {
+				return fmt.Errorf("%s: %q is not one of %s", f.Name, text, strings.Join(e.Values(), ", "))
+			}
+			return fmt.Errorf("%s: %w", f.Name, err)
+		}
+		v.Set(p.Elem())
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		b, err := strconv.ParseBool(text)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not true or false", f.Name, text)
+		}
+		v.SetBool(b)
+	case reflect.Int:
+		n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not an integer", f.Name, text)
+		}
+		v.SetInt(n)
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not a number", f.Name, text)
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%s: %v is not a finite number", f.Name, x)
+		}
+		v.SetFloat(x)
+	case reflect.String:
+		v.SetString(text)
+	case reflect.Slice:
+		var list []int
+		if strings.TrimSpace(text) != "" {
+			for _, p := range strings.Split(text, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(p))
+				if err != nil {
+					return fmt.Errorf("%s: %q is not a comma-separated list of integers", f.Name, text)
+				}
+				list = append(list, n)
+			}
+		}
+		v.Set(reflect.ValueOf(list))
+	}
+	return nil
+}
+
+// Value returns the setting's value as JSON encodes it: a bool, an int, a
+// float64, a string (also for enumerations) or an []int.
+func (f Field) Value() any {
+	if isText(f.v.Type()) {
+		return f.String()
+	}
+	if f.v.Kind() == reflect.Slice && f.v.IsNil() {
+		return []int{}
+	}
+	return f.v.Interface()
+}
+
+// SetJSON sets the setting from a JSON value of its kind: true or false, a
+// number, a string, or a list of integers. For convenience a string is read
+// as Set reads text, whatever the setting's kind.
+func (f Field) SetJSON(raw json.RawMessage) error {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return f.Set(s)
+	}
+	switch {
+	case f.v.Kind() == reflect.Slice && !isText(f.v.Type()):
+		var list []int
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return fmt.Errorf("%s: %s is not a list of integers", f.Name, raw)
+		}
+		f.v.Set(reflect.ValueOf(list))
+		return nil
+	case isText(f.v.Type()) && (bytes.HasPrefix(raw, []byte("[")) || bytes.HasPrefix(raw, []byte("{"))):
+		return fmt.Errorf("%s: %s is not a single value", f.Name, raw)
+	}
+	// A bool or a number: its JSON text is its Set text (also for a text
+	// setting that takes numbers, as the sample counts do).
+	return f.Set(string(bytes.TrimSpace(raw)))
+}
+
+// Values returns every field's canonical text, by name.
+func Values(fs []Field) map[string]string {
+	m := make(map[string]string, len(fs))
+	for _, f := range fs {
+		m[f.Name] = f.String()
+	}
+	return m
+}
+
+// Map returns every field's JSON value (Value), by name.
+func Map(fs []Field) map[string]any {
+	m := make(map[string]any, len(fs))
+	for _, f := range fs {
+		m[f.Name] = f.Value()
+	}
+	return m
+}
+
+// Change is a setting whose value differs between two sets of settings.
+type Change struct {
+	Name     string
+	Was, Now string // canonical text; "" when absent from that side
+}
+
+// Diff returns the settings whose canonical text differs between was and
+// now (by name, in the order of now, then those only in was).
+func Diff(was, now map[string]string, order []string) []Change {
+	var out []Change
+	seen := map[string]bool{}
+	add := func(name string) {
+		if seen[name] {
+			return
+		}
+		seen[name] = true
+		if was[name] != now[name] {
+			out = append(out, Change{Name: name, Was: was[name], Now: now[name]})
+		}
+	}
+	for _, n := range order {
+		add(n)
+	}
+	var rest []string
+	for n := range was {
+		rest = append(rest, n)
+	}
+	for n := range now {
+		rest = append(rest, n)
+	}
+	slices.Sort(rest)
+	for _, n := range rest {
+		add(n)
+	}
+	return out
+}

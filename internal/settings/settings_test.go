@@ -1,0 +1,244 @@
+package settings
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// form is an enumeration for the tests.
+type form int
+
+const (
+	paper form = iota
+	squared
+)
+
+var formNames = []string{"paper", "squared"}
+
+func (f form) MarshalText() ([]byte, error) {
+	if int(f) < 0 || int(f) >= len(formNames) {
+		return nil, fmt.Errorf("form %d", int(f))
+	}
+	return []byte(formNames[f]), nil
+}
+
+func (f *form) UnmarshalText(b []byte) error {
+	for i, n := range formNames {
+		if n == string(b) {
+			*f = form(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown form %q", b)
+}
+
+func (form) Values() []string { return formNames }
+
+type method struct {
+	C0     float64 `setting:"c0" help:"weight"`
+	Start  int     `setting:"start"`
+	Soft   bool    `setting:"soft"`
+	Form   form    `setting:"form"`
+	Hidden []int   `setting:"hidden"`
+	Name   string  `setting:"name"`
+	C2     float64 `setting:"c2" scenarios:"uda partial"`
+	other  int
+}
+
+type common struct {
+	Epochs int `setting:"epochs"`
+}
+
+// withNet embeds a struct whose settings become its own.
+type withNet struct {
+	Split string `setting:"split"`
+	net
+	Extra int // no tag: not a setting
+}
+
+type net struct {
+	Depth int `setting:"depth"`
+}
+
+func TestFieldsSetAndString(t *testing.T) {
+	m, c := &method{C0: 0.02, Hidden: []int{1000, 500}}, &common{Epochs: 50}
+	fs := Fields(m, c)
+	var names []string
+	for _, f := range fs {
+		names = append(names, f.Name)
+	}
+	if d := cmp.Diff([]string{"c0", "start", "soft", "form", "hidden", "name", "c2", "epochs"}, names); d != "" {
+		t.Fatalf("names (-want +got):\n%s", d)
+	}
+	for _, tc := range []struct{ name, in, want string }{
+		{"c0", "1e-3", "0.001"},
+		{"c0", " 0.5", "0.5"},
+		{"start", "20", "20"},
+		{"soft", "true", "true"},
+		{"form", "squared", "squared"},
+		{"hidden", "100, 50,2", "100,50,2"},
+		{"hidden", "", ""},
+		{"name", "a b", "a b"},
+		{"epochs", "7", "7"},
+	} {
+		f, err := Lookup(fs, tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Set(tc.in); err != nil {
+			t.Errorf("Set(%s, %q): %v", tc.name, tc.in, err)
+			continue
+		}
+		if got := f.String(); got != tc.want {
+			t.Errorf("Set(%s, %q) then String() = %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+	if m.C0 != 0.5 || m.Start != 20 || !m.Soft || m.Form != squared || m.Hidden != nil || c.Epochs != 7 {
+		t.Errorf("the structs were not set: %+v %+v", m, c)
+	}
+}
+
+func TestEmbedded(t *testing.T) {
+	w := &withNet{Split: "pool", net: net{Depth: 3}}
+	fs := Fields(w)
+	if got := Values(fs); !cmp.Equal(got, map[string]string{"split": "pool", "depth": "3"}) {
+		t.Fatalf("Values = %v", got)
+	}
+	f, _ := Lookup(fs, "depth")
+	if err := f.Set("1"); err != nil || w.Depth != 1 {
+		t.Errorf("Set(depth, 1) = %v, Depth %d", err, w.Depth)
+	}
+}
+
+func TestSetRefuses(t *testing.T) {
+	m := &method{C0: 0.02, Form: paper}
+	fs := Fields(m)
+	for _, tc := range []struct{ name, in, want string }{
+		{"c0", "NaN", "c0: NaN is not a finite number"},
+		{"c0", "+Inf", "c0: +Inf is not a finite number"},
+		{"c0", "abc", `c0: "abc" is not a number`},
+		{"start", "1.5", `start: "1.5" is not an integer`},
+		{"soft", "yes", `soft: "yes" is not true or false`},
+		{"form", "code", `form: "code" is not one of paper, squared`},
+		{"hidden", "1,x", `hidden: "1,x" is not a comma-separated list of integers`},
+	} {
+		f, _ := Lookup(fs, tc.name)
+		err := f.Set(tc.in)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("Set(%s, %q) = %v, want %q", tc.name, tc.in, err, tc.want)
+		}
+	}
+	if m.C0 != 0.02 || m.Form != paper {
+		t.Errorf("a refused value changed the struct: %+v", m)
+	}
+	if _, err := Lookup(fs, "mu"); !errors.Is(err, ErrUnknown) {
+		t.Errorf("Lookup(mu) = %v, want ErrUnknown", err)
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	m := &method{C0: 0.1 + 0.2, Start: 3, Soft: true, Form: squared, Hidden: []int{4, 5}, Name: "x"}
+	b, err := json.Marshal(Map(Fields(m)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	back := &method{}
+	fs := Fields(back)
+	for name, v := range raw {
+		f, err := Lookup(fs, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.SetJSON(v); err != nil {
+			t.Fatalf("SetJSON(%s, %s): %v", name, v, err)
+		}
+	}
+	if d := cmp.Diff(m, back, cmp.AllowUnexported(method{})); d != "" {
+		t.Errorf("round trip through %s (-want +got):\n%s", b, d)
+	}
+	// Strings are read as text, whatever the kind.
+	f, _ := Lookup(fs, "c0")
+	if err := f.SetJSON(json.RawMessage(`"0.25"`)); err != nil || back.C0 != 0.25 {
+		t.Errorf(`SetJSON(c0, "0.25") = %v, C0 %v`, err, back.C0)
+	}
+	if err := f.SetJSON(json.RawMessage(`[1]`)); err == nil {
+		t.Error("SetJSON(c0, [1]) accepted a list")
+	}
+	// An enumeration takes its names, as strings; a list is refused.
+	g, _ := Lookup(fs, "form")
+	if err := g.SetJSON(json.RawMessage(`["paper"]`)); err == nil || !strings.Contains(err.Error(), "not a single value") {
+		t.Errorf(`SetJSON(form, ["paper"]) = %v`, err)
+	}
+	if err := g.SetJSON(json.RawMessage(`1`)); err == nil {
+		t.Error("SetJSON(form, 1) accepted a number")
+	}
+}
+
+func TestTypesAndScenarios(t *testing.T) {
+	fs := Fields(&method{})
+	want := map[string]string{"c0": "number", "start": "integer", "soft": "true|false", "form": "paper|squared",
+		"hidden": "integers, comma-separated", "name": "text", "c2": "number"}
+	for _, f := range fs {
+		if f.Type() != want[f.Name] {
+			t.Errorf("%s: Type() = %q, want %q", f.Name, f.Type(), want[f.Name])
+		}
+		if f.IsBool() != (f.Name == "soft") {
+			t.Errorf("%s: IsBool() = %v", f.Name, f.IsBool())
+		}
+		reads := f.Reads("limited")
+		if reads != (f.Name != "c2") {
+			t.Errorf("%s: Reads(limited) = %v", f.Name, reads)
+		}
+		if !f.Reads("uda") {
+			t.Errorf("%s: Reads(uda) = false", f.Name)
+		}
+	}
+}
+
+func TestFieldsPanicsOnBadDeclarations(t *testing.T) {
+	type dup struct {
+		A int `setting:"a"`
+		B int `setting:"a"`
+	}
+	type bad struct {
+		M map[string]int `setting:"m"`
+	}
+	for name, p := range map[string]any{"duplicate": &dup{}, "map": &bad{}, "not a pointer": method{}} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil {
+					t.Errorf("%s: Fields did not panic", name)
+				}
+			}()
+			Fields(p)
+		}()
+	}
+	// Two structs may not share a name either.
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), `"epochs"`) {
+				t.Errorf("a name in two structs: recovered %v", r)
+			}
+		}()
+		Fields(&common{}, &common{})
+	}()
+}
+
+func TestDiff(t *testing.T) {
+	was := map[string]string{"c0": "0.02", "eps": "0.5", "old": "1"}
+	now := map[string]string{"c0": "0.05", "eps": "0.5", "new": "2"}
+	got := Diff(was, now, []string{"eps", "c0"})
+	want := []Change{{"c0", "0.02", "0.05"}, {"new", "", "2"}, {"old", "1", ""}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Diff (-want +got):\n%s", d)
+	}
+}
