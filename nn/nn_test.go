@@ -3,7 +3,6 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/wadn-go/wadn/autodiff"
@@ -237,55 +236,6 @@ func TestDropoutCSRMatchesDense(t *testing.T) {
 	}
 	if DropoutCSR(x, 0.5, false, nil, nil) != x {
 		t.Error("eval-mode DropoutCSR must return its input")
-	}
-}
-
-func TestNetworkShapesAndNames(t *testing.T) {
-	rng := NewRand(2)
-	ext := NewDigitsExtractor[float32](rng)
-	x := autodiff.Zeros[float32](2, 3, 32, 32)
-	z := ext.Forward(x)
-	if sh := z.Shape(); len(sh) != 2 || sh[0] != 2 || sh[1] != DigitsFeatures {
-		t.Fatalf("digits features of shape %v, want [2 %d]", sh, DigitsFeatures)
-	}
-	cls := NewDigitsClassifier[float32](DigitsFeatures, rng)
-	if sh := cls.Forward(z).Shape(); sh[1] != DigitsClasses {
-		t.Fatalf("digits logits of shape %v", sh)
-	}
-	if sh := NewDigitsCritic[float32](DigitsFeatures, rng).Forward(z).Shape(); sh[1] != 1 {
-		t.Fatalf("digits critic output of shape %v", sh)
-	}
-	ps := ext.Params()
-	if err := CheckNames(ps); err != nil {
-		t.Fatal(err)
-	}
-	wantNames := []string{"0.weight", "0.bias", "3.weight", "3.bias", "6.weight", "6.bias"}
-	for i, n := range wantNames {
-		if ps[i].Name != n {
-			t.Errorf("param %d named %q, want %q", i, ps[i].Name, n)
-		}
-	}
-
-	ae := NewAmazonExtractor[float32](0.7, rng)
-	in := &autodiff.CSR{Rows: 1, Cols: AmazonInputs, RowPtr: []int{0, 2}, ColIdx: []int32{3, 4999}, Val: []float32{1, 2}}
-	f := ae.ForwardCSR(in)
-	if sh := f.Shape(); sh[0] != 1 || sh[1] != AmazonFeatures {
-		t.Fatalf("amazon features of shape %v", sh)
-	}
-	ac := NewAmazonClassifier[float32](0.7, rng)
-	if got := NumParams(ac.Params()); got != 1000*500+500+500*100+100+100*2+2 {
-		t.Errorf("amazon classifier has %d parameters", got)
-	}
-	oh := NewOfficeHomeCritic[float32](rng)
-	oh.SetTrain(true)
-	out := oh.Forward(autodiff.Zeros[float32](3, OfficeHomeInputs))
-	for _, v := range out.Data() {
-		if v < 0 || v > 1 {
-			t.Fatalf("office-home critic output %v outside [0, 1]", v)
-		}
-	}
-	if bs := oh.Buffers(); len(bs) != 4 || !strings.HasSuffix(bs[0].Name, "running_mean") {
-		t.Errorf("office-home buffers %v", bs)
 	}
 }
 

@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/wadn/dataset"
+	"github.com/wadn-go/wadn/wadn/method"
+	"github.com/wadn-go/wadn/wadn/nets"
 )
 
 // benchSparse returns n rows of 5000-d counts with about 75 non-zeros each,
@@ -43,27 +46,25 @@ func benchImages(name string, n int, seed uint64) data.Subset {
 		Split: data.Split{Dense: &data.Dense{N: n, Shape: []int{3, 32, 32}, Pix: pix, Scale: 1}, Y: y, NumClasses: 10}}
 }
 
-func benchStep(b *testing.B, task *data.Task, dataset string, depth int) {
-	cfg, err := DefaultConfig(dataset, data.UDA)
+// benchStep times WADN's training step with the defaults of ds on task.
+func benchStep(b *testing.B, task *data.Task, ds *dataset.Dataset, net nets.Network) {
+	s := Defaults(ds, data.UDA)
+	a, err := newAlgo(&s)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if depth > 0 {
-		cfg.Depth = depth
-	}
-	tr, err := newTrainer(&wadnAlgo{}, task, cfg, RunOptions{Seed: 1})
+	r, err := method.NewRun(a, task, data.UDA, net, method.DefaultTrain(ds), 1)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for range 2 { // warm the buffer pools
-		if err := tr.step(1); err != nil {
+		if err := r.Step(1, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tr.st.Step = i % tr.steps
-		if err := tr.step(1); err != nil {
+		if err := r.Step(1, i%r.Steps); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -78,12 +79,19 @@ func amazonBenchTask() *data.Task {
 // BenchmarkAmazonStep times one WADN training step of the Amazon network
 // (default layout, 5.6 M parameters): 3 sources and the target, 20 reviews
 // each.
-func BenchmarkAmazonStep(b *testing.B) { benchStep(b, amazonBenchTask(), "amazon", 0) }
+func BenchmarkAmazonStep(b *testing.B) {
+	net := nets.DefaultAmazon()
+	benchStep(b, amazonBenchTask(), dataset.Amazon, &net)
+}
 
 // BenchmarkAmazonStepPaperLayout times the same step with the layout of the
 // paper's text and of the PyTorch reference timing: extractor 5000 -> 1000,
 // classifier and three critics MLPs 1000 -> 500 -> 100 (7.2 M parameters).
-func BenchmarkAmazonStepPaperLayout(b *testing.B) { benchStep(b, amazonBenchTask(), "amazon", 1) }
+func BenchmarkAmazonStepPaperLayout(b *testing.B) {
+	net := nets.DefaultAmazon()
+	net.Depth = 1
+	benchStep(b, amazonBenchTask(), dataset.Amazon, &net)
+}
 
 // BenchmarkDigitsStep times one WADN training step of the Digits network:
 // 3 sources and the target, 128 images each.
@@ -91,5 +99,5 @@ func BenchmarkDigitsStep(b *testing.B) {
 	task := &data.Task{Dataset: "digits", Target: "t", NumClasses: 10,
 		Sources:     []data.Subset{benchImages("a", 256, 1), benchImages("b", 256, 2), benchImages("c", 256, 3)},
 		TargetTrain: benchImages("t", 256, 4), TargetTest: benchImages("t", 16, 5)}
-	benchStep(b, task, "digits", 0)
+	benchStep(b, task, dataset.Digits, nets.Digits{})
 }

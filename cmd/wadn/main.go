@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/pkg/profile"
@@ -43,6 +44,7 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	signal func() os.Signal // the signal that cancelled the context, if any
 }
 
 // exitError asks for a specific exit status without printing anything more.
@@ -80,16 +82,46 @@ func hasFlags(fs *flag.FlagSet) bool {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, sig := withSignals(context.Background())
 	prof, err := startProfile(os.Getenv("WADN_PROFILE"), os.Getenv("WADN_PROFILE_DIR"))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "wadn: %v\n", err)
 		os.Exit(2)
 	}
-	code := runMain(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+	code := runMain(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, signal: sig}, os.Args[1:])
 	prof.Stop()
-	stop()
 	os.Exit(code)
+}
+
+// withSignals returns a context cancelled by the first SIGINT or SIGTERM,
+// and a function that tells which of them came (nil before one does).
+func withSignals(parent context.Context) (context.Context, func() os.Signal) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
+	go func() {
+		s := <-ch
+		got.Store(&s)
+		signal.Stop(ch)
+		cancel()
+	}()
+	return ctx, func() os.Signal {
+		if s, ok := got.Load().(*os.Signal); ok {
+			return *s
+		}
+		return nil
+	}
+}
+
+// interruptedCode returns the exit status of a command interrupted by a
+// signal, by the shells' convention 128 + the signal's number: 143 for
+// SIGTERM, 130 for an interrupt (SIGINT, Ctrl-C).
+func (e *env) interruptedCode() int {
+	if e.signal != nil && e.signal() == syscall.SIGTERM {
+		return 128 + 15
+	}
+	return 128 + 2
 }
 
 // noProfile is the stopper when no profile is asked for.
@@ -132,6 +164,10 @@ func runMain(ctx context.Context, e *env, args []string) int {
 	name := args[0]
 	switch name {
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[1] == "settings" {
+			writeSettingsHelp(e.stdout)
+			return 0
+		}
 		if len(args) > 1 {
 			c, ok := commands[args[1]]
 			if !ok {
@@ -191,5 +227,6 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'wadn help <command>' for the flags of a command.")
+	fmt.Fprintln(w, "Run 'wadn help <command>' for the flags of a command, 'wadn help settings' for every")
+	fmt.Fprintln(w, "setting of the methods and data sets with its defaults.")
 }

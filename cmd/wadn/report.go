@@ -3,16 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
-	"github.com/wadn-go/wadn/wadn"
+	"github.com/wadn-go/wadn/wadn/experiment"
 )
 
 func init() {
 	register(&command{
 		name:    "report",
-		summary: "tabulate finished experiments beside the paper's numbers and plot lambda and alpha",
-		usage:   "[--plots DIR] [--no-plots] DIR",
+		summary: "tabulate the finished runs under a directory beside the paper's numbers",
+		usage:   "[--json | --csv] DIR",
 		run:     runReport,
 	})
 }
@@ -20,33 +19,28 @@ func init() {
 func runReport(ctx context.Context, e *env, args []string) error {
 	c := commands["report"]
 	fs := newFlagSet(c, e)
-	plots := fs.String("plots", "", "directory for the SVG plots (default DIR/plots)")
-	noPlots := fs.Bool("no-plots", false, "write no plots")
+	asJSON := fs.Bool("json", false, "print the rows as JSON: per data set, scenario, method, target and settings label, the accuracy per seed, mean, std, n and the alpha error")
+	asCSV := fs.Bool("csv", false, "print the runs' epoch logs as one CSV table: a line per run and epoch, the run's identity then the epoch's fields")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
+		fmt.Fprintf(e.stderr, "wadn report: want one directory, have %d arguments\n", fs.NArg())
 		return errUsage
 	}
-	dir := fs.Arg(0)
-	rows, err := wadn.Collect(dir)
+	rep, err := experiment.Collect(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	if err := wadn.WriteTable(e.stdout, rows); err != nil {
-		return err
+	if *asJSON && *asCSV {
+		fmt.Fprintln(e.stderr, "wadn report: --json or --csv, not both")
+		return errUsage
 	}
-	if *noPlots {
-		return nil
+	switch {
+	case *asJSON:
+		return rep.WriteJSON(e.stdout)
+	case *asCSV:
+		return rep.WriteCSV(e.stdout)
 	}
-	if *plots == "" {
-		*plots = filepath.Join(dir, "plots")
-	}
-	files, err := wadn.WritePlots(*plots, rows)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "%d plots written to %s\n", len(files), *plots)
-	return nil
+	return rep.WriteMarkdown(e.stdout)
 }

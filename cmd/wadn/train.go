@@ -4,74 +4,150 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/internal/atomic"
 	"github.com/wadn-go/wadn/internal/datadir"
-	"github.com/wadn-go/wadn/wadn"
+	"github.com/wadn-go/wadn/internal/lock"
+	"github.com/wadn-go/wadn/internal/settings"
+	"github.com/wadn-go/wadn/wadn/supervised"
+	"github.com/wadn-go/wadn/wadn/trainer"
 )
 
 func init() {
 	register(&command{
 		name:    "train",
 		summary: "train the digits CNN on one labelled digits domain",
-		usage:   "[--data DIR] [--domain mnist] [--epochs N] [--out DIR] [--resume] [--json]",
+		usage:   "[--data DIR] [--domain mnist] [--epochs N] [--out DIR] [--json] | --resume --out DIR",
 		run:     runTrain,
 	})
 }
 
+// trainFile records in a wadn train directory what the run is, so that
+// --resume needs nothing else.
+const trainFile = "train.json"
+
+// trainRecord is what trainFile holds.
+type trainRecord struct {
+	Domain   string          `json:"domain"`
+	Seed     uint64          `json:"seed"`
+	Pixels   data.PixelScale `json:"pixels"`
+	DataDir  string          `json:"data_dir"`
+	Settings map[string]any  `json:"settings"`
+}
+
 func runTrain(ctx context.Context, e *env, args []string) error {
 	c := commands["train"]
-	fs := newFlagSet(c, e)
-	dir := fs.String("data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+")")
-	domain := fs.String("domain", "mnist", "digits domain: mnist, usps, mnist_m, svhn, synth or synthgen")
-	epochs := fs.Int("epochs", 3, "number of epochs")
-	batch := fs.Int("batch", 128, "mini-batch size")
-	lr := fs.Float64("lr", 1.0, "Adadelta learning rate")
-	seed := fs.Uint64("seed", 0, "random seed of initialisation and shuffling")
-	threads := fs.Int("threads", 0, "worker threads (0: all cores)")
-	out := fs.String("out", "", "output directory for the checkpoint and epoch log (default runs/train-DOMAIN-sSEED)")
-	resume := fs.Bool("resume", false, "continue from the checkpoint in the output directory")
-	pixels := fs.String("pixels", "unit", "pixel scale: unit ([0,1]) or raw (0-255)")
-	asJSON := fs.Bool("json", false, "print the per-epoch results as JSON")
-	if err := fs.Parse(args); err != nil {
+	flags := newFlagSet(c, e)
+	def := supervised.Defaults()
+	dir := flags.String("data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+")")
+	domain := flags.String("domain", "mnist", "digits domain: mnist, usps, mnist_m, svhn, synth or synthgen")
+	epochs := flags.Int("epochs", def.Epochs, "number of epochs")
+	batch := flags.Int("batch", def.Batch, "mini-batch size")
+	lr := flags.Float64("lr", def.LR, "Adadelta learning rate")
+	seed := flags.Uint64("seed", 0, "random seed of initialisation and shuffling")
+	threads := flags.Int("threads", 0, "worker threads (0: all cores)")
+	out := flags.String("out", "", "output directory for the checkpoint and epoch log (default runs/train-DOMAIN-sSEED)")
+	resume := flags.Bool("resume", false, "continue the run in --out with the settings it recorded")
+	pixels := flags.String("pixels", "unit", "pixel scale: unit ([0,1]) or raw (0-255)")
+	asJSON := flags.Bool("json", false, "print the per-epoch results as JSON")
+	if err := flags.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "wadn train: unexpected argument %q\n", fs.Arg(0))
+	usage := func(format string, a ...any) error {
+		fmt.Fprintf(e.stderr, "wadn train: "+format+"\n", a...)
 		return errUsage
 	}
-	opt := data.DigitsOptions{Scale: data.Unit}
-	switch *pixels {
-	case "unit":
-	case "raw":
-		opt.Scale = data.Raw
-	default:
-		fmt.Fprintf(e.stderr, "wadn train: --pixels must be unit or raw, not %q\n", *pixels)
-		return errUsage
+	if flags.NArg() > 0 {
+		return usage("unexpected argument %q", flags.Arg(0))
 	}
-	if *domain != "synthgen" && *dir == "" {
-		return fmt.Errorf("no data directory: give --data DIR or set %s", datadir.Env)
+	rec := trainRecord{Domain: *domain, Seed: *seed, DataDir: *dir}
+	s := supervised.Settings{Epochs: *epochs, Batch: *batch, LR: *lr, EvalBatch: def.EvalBatch}
+	if err := rec.Pixels.UnmarshalText([]byte(*pixels)); err != nil {
+		return usage("--pixels: %v", err)
+	}
+	if *resume {
+		if *out == "" {
+			return usage("--resume needs --out DIR")
+		}
+		b, err := os.ReadFile(filepath.Join(*out, trainFile))
+		if err != nil {
+			return fmt.Errorf("nothing to resume in %s: %w", *out, err)
+		}
+		var given []string
+		flags.Visit(func(f *flag.Flag) {
+			if f.Name != "resume" && f.Name != "out" && f.Name != "threads" && f.Name != "json" && f.Name != "data" {
+				given = append(given, "--"+f.Name)
+			}
+		})
+		if len(given) > 0 {
+			return usage("--resume continues the run in %s with the settings it recorded: give no %v", *out, given)
+		}
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(*out, trainFile), err)
+		}
+		if flagSet(flags, "data") {
+			rec.DataDir = *dir
+		}
+		fields := settings.Fields(&s)
+		for name, v := range rec.Settings {
+			f, err := settings.Lookup(fields, name)
+			if err != nil {
+				return fmt.Errorf("%s: %w", filepath.Join(*out, trainFile), err)
+			}
+			raw, _ := json.Marshal(v)
+			if err := f.SetJSON(raw); err != nil {
+				return fmt.Errorf("%s: %w", filepath.Join(*out, trainFile), err)
+			}
+		}
+	}
+	rec.Settings = settings.Map(settings.Fields(&s))
+	if rec.Domain != "synthgen" && rec.DataDir == "" {
+		return usage("no data directory: give --data DIR or set %s", datadir.Env)
 	}
 	kernel.SetThreads(*threads)
 	if *out == "" {
-		*out = filepath.Join("runs", fmt.Sprintf("train-%s-s%d", *domain, *seed))
+		*out = filepath.Join("runs", fmt.Sprintf("train-%s-s%d", rec.Domain, rec.Seed))
 	}
-	fmt.Fprintf(e.stderr, "loading %s from %s\n", *domain, *dir)
-	d, err := data.LoadDigits(*dir, *domain, opt)
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	l, err := lock.Try(*out)
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	if _, err := atomic.RemoveTemps(*out); err != nil {
+		return err
+	}
+	if !*resume {
+		if _, err := os.Stat(filepath.Join(*out, trainer.CheckpointFile)); err == nil {
+			return usage("%s holds an unfinished run: continue it with --resume --out %s, or choose another --out", *out, *out)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		b, _ := json.MarshalIndent(rec, "", " ")
+		if err := atomic.WriteFile(filepath.Join(*out, trainFile), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(e.stderr, "loading %s from %s\n", rec.Domain, rec.DataDir)
+	d, err := data.LoadDigits(rec.DataDir, rec.Domain, data.DigitsOptions{Scale: rec.Pixels})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "%s: %d train, %d test images; %d threads (%s kernels); output %s\n",
-		*domain, d.Train.Len(), d.Test.Len(), kernel.Threads(), kernel.Impl(), *out)
+		rec.Domain, d.Train.Len(), d.Test.Len(), kernel.Threads(), kernel.Impl(), *out)
 	var last time.Time
-	res, err := wadn.TrainSupervised(ctx, wadn.SupervisedConfig{
-		Domain: d, Epochs: *epochs, Batch: *batch, LR: *lr, Seed: *seed, OutDir: *out, Resume: *resume,
-		Progress: func(p wadn.Progress) {
+	res, err := supervised.Train(ctx, d, s, supervised.Options{Seed: rec.Seed, Dir: *out, Resume: *resume,
+		Progress: func(p supervised.Progress) {
 			if time.Since(last) < time.Second && p.Step != p.Steps {
 				return
 			}
@@ -87,12 +163,19 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if *asJSON && res != nil {
-		b, _ := json.Marshal(map[string]any{"domain": *domain, "seed": *seed, "epochs": res})
+		b, _ := json.Marshal(map[string]any{"domain": rec.Domain, "seed": rec.Seed, "epochs": res})
 		fmt.Fprintln(e.stdout, string(b))
 	}
-	if errors.Is(err, wadn.ErrInterrupted) {
-		fmt.Fprintf(e.stderr, "interrupted; state saved in %s: continue with --resume --out %s\n", *out, *out)
-		return &exitError{code: 130}
+	if errors.Is(err, trainer.ErrInterrupted) {
+		fmt.Fprintf(e.stderr, "interrupted; state saved in %s: continue with\n  wadn train --resume --out %s\n", *out, *out)
+		return &exitError{code: e.interruptedCode()}
 	}
 	return err
+}
+
+// flagSet reports whether the command line set the flag called name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -13,7 +13,7 @@ func TestTrainRejectsBadInput(t *testing.T) {
 	}{
 		{[]string{"train", "--pixels", "grey"}, 2, "--pixels"},
 		{[]string{"train", "extra"}, 2, "unexpected argument"},
-		{[]string{"train", "--data", "", "--domain", "mnist"}, 1, "no data directory"},
+		{[]string{"train", "--data", "", "--domain", "mnist"}, 2, "no data directory"},
 		{[]string{"train", "--data", t.TempDir(), "--domain", "mnist", "--out", t.TempDir()}, 1, "mnist"},
 	} {
 		code, _, errOut := runArgs(t, "", c.args...)

@@ -1,0 +1,325 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/internal/settings"
+	"github.com/wadn-go/wadn/wadn/dataset"
+)
+
+// Plan is a grid of runs: data sets x scenarios x methods x targets x the
+// values of any settings x seeds. Each key holds one value or a list of
+// values; the runs are every combination. It reads from an experiment file,
+// a JSON object whose keys are the names of wadn run's flags and of the
+// settings:
+//
+//	{"dataset": "digits", "target": ["mnist", "usps"], "method": ["wadn", "source"],
+//	 "seeds": [0, 1, 2], "lr": [1.0, 0.5], "out": "runs/digits"}
+//
+// A setting applies to the runs whose method or data set reads it in their
+// scenario and is left out of the others (a method that does not read lr is
+// not trained twice); a setting that no run of the grid reads is an error.
+// A setting whose value is a list (hidden) takes a list of lists.
+type Plan struct {
+	Datasets  []string
+	Scenarios []string
+	Methods   []string
+	Targets   []string // "": the data set's default target
+	Sources   []string // nil: every other domain
+	Seeds     []uint64
+	// Settings are the settings' values, each a list of one or more; a
+	// value is its JSON text (a number, a bool, a string or a list).
+	Settings map[string][]json.RawMessage
+	// Out and DataDir are where the runs go and where their data come from,
+	// when the file says.
+	Out, DataDir string
+}
+
+// planKeys are the keys of an experiment file that are not settings.
+var planKeys = []string{"dataset", "scenario", "method", "target", "sources", "seeds", "out", "data"}
+
+// ReadPlan reads an experiment file. An error names the key at fault.
+func ReadPlan(r io.Reader) (*Plan, error) {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	var raw map[string]json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("not a JSON object of settings: %w", err)
+	}
+	p := &Plan{Settings: map[string][]json.RawMessage{}}
+	strs := func(key string) ([]string, error) {
+		v, ok := raw[key]
+		if !ok {
+			return nil, nil
+		}
+		var one string
+		if json.Unmarshal(v, &one) == nil {
+			return []string{one}, nil
+		}
+		var list []string
+		if err := json.Unmarshal(v, &list); err != nil || len(list) == 0 {
+			return nil, fmt.Errorf("%q: want a string or a non-empty list of strings, have %s", key, v)
+		}
+		return list, nil
+	}
+	var err error
+	for _, f := range []struct {
+		key string
+		dst *[]string
+	}{{"dataset", &p.Datasets}, {"scenario", &p.Scenarios}, {"method", &p.Methods}, {"target", &p.Targets}} {
+		if *f.dst, err = strs(f.key); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := raw["sources"]; ok {
+		var one string
+		if json.Unmarshal(v, &one) == nil {
+			p.Sources = strings.Split(one, ",")
+		} else if err := json.Unmarshal(v, &p.Sources); err != nil {
+			return nil, fmt.Errorf(`"sources": want a list of domain names, have %s`, v)
+		}
+	}
+	if v, ok := raw["seeds"]; ok {
+		if p.Seeds, err = parseSeedsJSON(v); err != nil {
+			return nil, fmt.Errorf(`"seeds": %w`, err)
+		}
+	}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"out", &p.Out}, {"data", &p.DataDir}} {
+		if v, ok := raw[f.key]; ok {
+			if err := json.Unmarshal(v, f.dst); err != nil {
+				return nil, fmt.Errorf("%q: want a directory name, have %s", f.key, v)
+			}
+		}
+	}
+	for k, v := range raw {
+		if slices.Contains(planKeys, k) {
+			continue
+		}
+		var list []json.RawMessage
+		grid := []byte("[")
+		if isListSetting(k) {
+			grid = []byte("[[") // a list of values, each a list
+		}
+		if bytes.HasPrefix(bytes.TrimSpace(v), grid) {
+			if err := json.Unmarshal(v, &list); err != nil || len(list) == 0 {
+				return nil, fmt.Errorf("%q: want a value or a non-empty list of values, have %s", k, v)
+			}
+		} else {
+			list = []json.RawMessage{v}
+		}
+		p.Settings[k] = list
+	}
+	return p, nil
+}
+
+// isListSetting reports whether some run's setting called name takes a
+// list as its value.
+func isListSetting(name string) bool {
+	for _, ds := range dataset.All {
+		for _, f := range settings.Fields(ds.Settings()) {
+			if f.Name == name {
+				return f.IsList()
+			}
+		}
+	}
+	return false
+}
+
+// parseSeedsJSON reads seeds as a list of integers, one integer, or a
+// string of comma-separated integers.
+func parseSeedsJSON(v json.RawMessage) ([]uint64, error) {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return ParseSeeds(s)
+	}
+	var list []uint64
+	if err := json.Unmarshal(v, &list); err == nil {
+		return checkSeeds(list)
+	}
+	var one uint64
+	if err := json.Unmarshal(v, &one); err == nil {
+		return []uint64{one}, nil
+	}
+	return nil, fmt.Errorf("want a list of non-negative integers, have %s", v)
+}
+
+// ParseSeeds reads a comma-separated list of distinct non-negative integers.
+func ParseSeeds(s string) ([]uint64, error) {
+	var out []uint64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		v, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a seed (a non-negative integer)", f)
+		}
+		out = append(out, v)
+	}
+	return checkSeeds(out)
+}
+
+func checkSeeds(seeds []uint64) ([]uint64, error) {
+	if len(seeds) == 0 {
+		return nil, errors.New("no seeds")
+	}
+	for i, s := range seeds {
+		if slices.Contains(seeds[:i], s) {
+			return nil, fmt.Errorf("seed %d is given twice (each seed is one run)", s)
+		}
+	}
+	return seeds, nil
+}
+
+// Set sets the plan's key to one value given as text, as a command line
+// gives it: a flag of wadn run or a setting.
+func (p *Plan) Set(key, value string) error {
+	switch key {
+	case "dataset":
+		p.Datasets = []string{value}
+	case "scenario":
+		p.Scenarios = []string{value}
+	case "method":
+		p.Methods = []string{value}
+	case "target":
+		p.Targets = []string{value}
+	case "sources":
+		p.Sources = strings.Split(value, ",")
+	case "seeds":
+		s, err := ParseSeeds(value)
+		if err != nil {
+			return fmt.Errorf("seeds: %w", err)
+		}
+		p.Seeds = s
+	case "out":
+		p.Out = value
+	case "data":
+		p.DataDir = value
+	default:
+		if p.Settings == nil {
+			p.Settings = map[string][]json.RawMessage{}
+		}
+		b, _ := json.Marshal(value)
+		p.Settings[key] = []json.RawMessage{b}
+	}
+	return nil
+}
+
+// Specs expands the plan into its runs, in a fixed order: data sets,
+// scenarios, methods, targets, then the settings' values (by name), then
+// seeds. Defaults: amazon, uda, wadn, the data set's target, seed 0. Only
+// methods the paper runs in a scenario, and scenarios a data set has, are
+// combined; a plan that names one method and one scenario that do not go
+// together is an error.
+func (p *Plan) Specs() ([]*Spec, error) {
+	or := func(v []string, d string) []string {
+		if len(v) == 0 {
+			return []string{d}
+		}
+		return v
+	}
+	seeds := p.Seeds
+	if len(seeds) == 0 {
+		seeds = []uint64{0}
+	}
+	names := make([]string, 0, len(p.Settings))
+	for k := range p.Settings {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	read := map[string]bool{}
+	var out []*Spec
+	seen := map[string]bool{}
+	single := len(or(p.Methods, "")) == 1 && len(or(p.Scenarios, "")) == 1 && len(or(p.Datasets, "")) == 1
+	for _, dsName := range or(p.Datasets, dataset.Amazon.Name) {
+		ds, err := dataset.Lookup(dsName)
+		if err != nil {
+			return nil, err
+		}
+		for _, scName := range or(p.Scenarios, data.UDA.String()) {
+			sc, err := data.ParseScenario(scName)
+			if err != nil {
+				return nil, err
+			}
+			if !slices.Contains(ds.Scenarios, sc) {
+				if single {
+					return nil, fmt.Errorf("%s is not run in the %s scenario", ds, sc)
+				}
+				continue
+			}
+			for _, m := range or(p.Methods, "wadn") {
+				if _, err := Methods.Lookup(m, sc); err != nil {
+					if single || !slices.Contains(Methods.Names(), m) {
+						return nil, err
+					}
+					continue
+				}
+				for _, target := range or(p.Targets, ds.Target) {
+					if target == "" {
+						return nil, fmt.Errorf("%s has no default target: name one", ds)
+					}
+					combos := [][]string{nil}
+					base, err := NewSpec(ds, sc, m)
+					if err != nil {
+						return nil, err
+					}
+					fields := base.Fields()
+					for _, name := range names {
+						if _, err := settings.Lookup(fields, name); err != nil {
+							continue // not read here
+						}
+						read[name] = true
+						var next [][]string
+						for _, c := range combos {
+							for i := range p.Settings[name] {
+								next = append(next, append(slices.Clone(c), name, strconv.Itoa(i)))
+							}
+						}
+						combos = next
+					}
+					for _, c := range combos {
+						for _, seed := range seeds {
+							s, err := NewSpec(ds, sc, m)
+							if err != nil {
+								return nil, err
+							}
+							s.Target, s.Sources, s.Seed = target, slices.Clone(p.Sources), seed
+							for i := 0; i < len(c); i += 2 {
+								j, _ := strconv.Atoi(c[i+1])
+								if err := s.SetJSON(c[i], p.Settings[c[i]][j]); err != nil {
+									return nil, err
+								}
+							}
+							k := fmt.Sprint(ds, "/", sc, "/", m, "/", target, "/", s.Label(), "/", seed)
+							if !seen[k] {
+								seen[k] = true
+								out = append(out, s)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, name := range names {
+		if !read[name] {
+			if len(out) == 0 {
+				return nil, fmt.Errorf("the plan has no run, and %s is read by none: %w", name, ErrNotASetting)
+			}
+			return nil, fmt.Errorf("%s is %s: %w", name, out[0].whose(name), ErrNotASetting)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the plan has no run: no method of it runs in its scenarios")
+	}
+	return out, nil
+}

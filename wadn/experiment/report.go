@@ -1,0 +1,545 @@
+package experiment
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wadn-go/wadn/wadn/method"
+)
+
+// Run is one finished run found by Collect.
+type Run struct {
+	Dir    string
+	Record *Record
+	Result *RunResult
+	Spec   *Spec
+}
+
+// Row is one cell of a report: the runs of one method, with one settings
+// label, on one target of a data set in one scenario, over their seeds.
+type Row struct {
+	Dataset  string `json:"dataset"`
+	Scenario string `json:"scenario"`
+	Method   string `json:"method"`
+	Target   string `json:"target"`
+	// Label says how the runs' settings differ from the defaults ("c0
+	// 0.05, epochs 2"), "" when they do not. When the runs of one label
+	// trained on different data, each row of them adds "data" and a digest
+	// of its data.
+	Label    string    `json:"label"`
+	Seeds    []uint64  `json:"seeds"`
+	Accuracy []float64 `json:"accuracy"` // per seed, percent
+	Mean     float64   `json:"mean"`
+	Std      float64   `json:"std"` // sample standard deviation (n-1); 0 for one seed
+	N        int       `json:"n"`
+	// AlphaError is, for a method that estimates alpha, the error of the
+	// final alpha on the source where it is largest: per source, the mean
+	// absolute difference from the true ratios over the classes and seeds.
+	AlphaError *float64 `json:"alpha_error,omitempty"`
+	// Published is the paper's number for the cell, where it gives one.
+	Published *float64 `json:"published,omitempty"`
+	Dirs      []string `json:"dirs"` // the run directories, in the order of Seeds
+	runs      []*Run
+}
+
+// Runs returns the row's runs, in the order of Seeds.
+func (r *Row) Runs() []*Run { return r.runs }
+
+// Name returns the row's method with its label, if any, in brackets.
+func (r *Row) Name() string {
+	if r.Label == "" {
+		return r.Method
+	}
+	return r.Method + " [" + r.Label + "]"
+}
+
+// Report is what Collect finds under a directory.
+type Report struct {
+	Rows []*Row
+	// Unfinished counts the run directories without a result.
+	Unfinished int
+	// Notes are things the reader should know: runs found twice, rows
+	// whose runs used different kernels.
+	Notes []string
+}
+
+// Collect finds every run directory under dir, following symbolic links to
+// directories (each real directory once), and gathers the finished runs
+// into rows.
+func Collect(dir string) (*Report, error) {
+	rep := &Report{}
+	var runs []*Run
+	seen := map[string]bool{}
+	var walk func(real, shown string) error
+	walk = func(real, shown string) error {
+		if seen[real] {
+			return nil
+		}
+		seen[real] = true
+		return filepath.WalkDir(real, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(real, path)
+			if err != nil {
+				return err
+			}
+			at := filepath.Join(shown, rel)
+			if d.Type()&fs.ModeSymlink != 0 {
+				target, err := filepath.EvalSymlinks(path)
+				if err != nil {
+					return nil // a dangling link is no run
+				}
+				if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+					return walk(target, at)
+				}
+				return nil
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			rec, ok, err := readRecord(path)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return nil
+			}
+			res, done, err := readResult(path)
+			if err != nil {
+				return err
+			}
+			if !done {
+				rep.Unfinished++
+				return filepath.SkipDir
+			}
+			spec, err := SpecOf(rec.Identity)
+			if err != nil {
+				return fmt.Errorf("%s: %w", filepath.Join(at, RunFile), err)
+			}
+			runs = append(runs, &Run{Dir: at, Record: rec, Result: res, Spec: spec})
+			return filepath.SkipDir
+		})
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := walk(real, dir); err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		msg := fmt.Sprintf("no finished run under %s", dir)
+		if rep.Unfinished > 0 {
+			msg += fmt.Sprintf(" (%d unfinished: continue them with 'wadn run --resume --out %s')", rep.Unfinished, dir)
+		}
+		return nil, errors.New(msg)
+	}
+	rep.group(runs)
+	return rep, nil
+}
+
+// group sorts runs into rows.
+func (rep *Report) group(runs []*Run) {
+	slices.SortFunc(runs, func(a, b *Run) int { return strings.Compare(a.Dir, b.Dir) })
+	byKey := map[string]*Run{}
+	var unique []*Run
+	for _, r := range runs {
+		if first, ok := byKey[r.Record.Key]; ok {
+			same := "equal"
+			if first.Result.Accuracy != r.Result.Accuracy {
+				same = "different"
+			}
+			rep.Notes = append(rep.Notes, fmt.Sprintf("run %s is in %s and %s (%s accuracies); the first is reported", r.Record.Key, first.Dir, r.Dir, same))
+			continue
+		}
+		byKey[r.Record.Key] = r
+		unique = append(unique, r)
+	}
+	type cell struct{ ds, sc, method, target, label string }
+	cells := map[cell][]*Run{}
+	var order []cell
+	data := map[cell]map[string]bool{} // the data digests of a cell's runs
+	for _, r := range unique {
+		s := r.Spec
+		c := cell{s.Dataset.Name, s.Scenario.String(), s.Method.Name, s.Target, s.Label()}
+		if cells[c] == nil {
+			order = append(order, c)
+			data[c] = map[string]bool{}
+		}
+		cells[c] = append(cells[c], r)
+		data[c][dataDigest(r.Record.Identity)] = true
+	}
+	for _, c := range order {
+		byData := map[string][]*Run{}
+		var digests []string
+		for _, r := range cells[c] {
+			d := dataDigest(r.Record.Identity)
+			if byData[d] == nil {
+				digests = append(digests, d)
+			}
+			byData[d] = append(byData[d], r)
+		}
+		for _, d := range digests {
+			row := &Row{Dataset: c.ds, Scenario: c.sc, Method: c.method, Target: c.target, Label: c.label, runs: byData[d]}
+			if len(digests) > 1 {
+				row.Label = strings.TrimPrefix(row.Label+", data "+d, ", ")
+			}
+			row.fill()
+			rep.Rows = append(rep.Rows, row)
+		}
+	}
+	slices.SortFunc(rep.Rows, func(a, b *Row) int {
+		return cmp.Or(cmp.Compare(a.Scenario, b.Scenario), cmp.Compare(a.Dataset, b.Dataset),
+			cmp.Compare(methodRank(a.Method), methodRank(b.Method)), cmp.Compare(a.Label, b.Label), cmp.Compare(a.Target, b.Target))
+	})
+	for _, row := range rep.Rows {
+		kernels := map[string]bool{}
+		for _, r := range row.runs {
+			for _, e := range r.Result.Environment {
+				kernels[e.Kernels] = true
+			}
+		}
+		if len(kernels) > 1 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s %s on %s: its runs used the kernels %s, which round differently",
+				row.Scenario, row.Dataset, row.Name(), row.Target, strings.Join(slices.Sorted(maps.Keys(kernels)), ", ")))
+		}
+	}
+}
+
+// methodRank orders the methods as Methods lists them, others after.
+func methodRank(name string) int {
+	if i := slices.Index(Methods.Names(), name); i >= 0 {
+		return i
+	}
+	return len(Methods)
+}
+
+// dataDigest returns a short digest of the data an identity records.
+func dataDigest(id *Identity) string {
+	b, _ := json.Marshal(id.Data) // keys sorted
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:4])
+}
+
+// fill computes the row's figures from its runs, ordered by seed.
+func (row *Row) fill() {
+	slices.SortFunc(row.runs, func(a, b *Run) int { return cmp.Compare(a.Spec.Seed, b.Spec.Seed) })
+	for _, r := range row.runs {
+		row.Seeds = append(row.Seeds, r.Spec.Seed)
+		row.Accuracy = append(row.Accuracy, r.Result.Accuracy)
+		row.Dirs = append(row.Dirs, r.Dir)
+	}
+	row.N = len(row.runs)
+	row.Mean, row.Std = MeanStd(row.Accuracy)
+	if m, err := Methods.Lookup(row.Method, row.runs[0].Spec.Scenario); err == nil && m.EstimatesAlpha {
+		if e, ok := alphaError(row.runs); ok {
+			row.AlphaError = &e
+		}
+	}
+	if v, ok := Published[row.Scenario][row.Dataset][row.Method][row.Target]; ok {
+		row.Published = &v
+	}
+}
+
+// alphaError returns the final alpha's error on the worst source: per
+// source, the mean absolute difference from the true ratios over the
+// classes, averaged over the runs; ok is false when a run lacks them.
+func alphaError(runs []*Run) (float64, bool) {
+	var per []float64
+	for _, r := range runs {
+		a, truth := r.Result.Alpha, r.Result.TrueAlpha
+		if len(a) == 0 || len(a) != len(truth) || (per != nil && len(a) != len(per)) {
+			return 0, false
+		}
+		if per == nil {
+			per = make([]float64, len(a))
+		}
+		for t := range a {
+			if len(a[t]) != len(truth[t]) || len(a[t]) == 0 {
+				return 0, false
+			}
+			var s float64
+			for k := range a[t] {
+				s += math.Abs(a[t][k] - truth[t][k])
+			}
+			per[t] += s / float64(len(a[t]))
+		}
+	}
+	return slices.Max(per) / float64(len(runs)), true
+}
+
+// MeanStd returns the mean and the sample standard deviation of v (0 for
+// fewer than two values).
+func MeanStd(v []float64) (mean, std float64) {
+	if len(v) == 0 {
+		return 0, 0
+	}
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	for _, x := range v {
+		std += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(v)-1))
+}
+
+// WriteJSON writes the rows as one JSON object {"rows": [...], "unfinished":
+// n, "notes": [...]}.
+func (rep *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(struct {
+		Rows       []*Row   `json:"rows"`
+		Unfinished int      `json:"unfinished"`
+		Notes      []string `json:"notes"`
+	}{rep.Rows, rep.Unfinished, rep.Notes})
+}
+
+// WriteMarkdown writes the rows as Markdown: a table with a line per row
+// (mean ± std over the seeds beside the paper's number, and the alpha
+// error), a line per method and label with its average over the targets,
+// then for every scenario and data set a table with the methods side by
+// side (WriteComparison).
+func (rep *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintln(&b, "| scenario | dataset | method | target | seeds | accuracy (%) | paper | difference | alpha error |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|")
+	type key struct{ sc, ds, m, name string }
+	var order []key
+	sums := map[key][]float64{}
+	pubs := map[key][]float64{}
+	for _, r := range rep.Rows {
+		k := key{r.Scenario, r.Dataset, r.Method, r.Name()}
+		if _, ok := sums[k]; !ok {
+			order = append(order, k)
+		}
+		sums[k] = append(sums[k], r.Mean)
+		pub, diff := "-", "-"
+		if r.Published != nil {
+			pub = fmt.Sprintf("%.2f", *r.Published)
+			diff = fmt.Sprintf("%+.2f", r.Mean-*r.Published)
+			pubs[k] = append(pubs[k], *r.Published)
+		}
+		aerr := "-"
+		if r.AlphaError != nil {
+			aerr = fmt.Sprintf("%.3f", *r.AlphaError)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.2f ± %.2f | %s | %s | %s |\n",
+			r.Scenario, r.Dataset, r.Name(), r.Target, r.N, r.Mean, r.Std, pub, diff, aerr)
+	}
+	for _, k := range order {
+		m, _ := MeanStd(sums[k])
+		pub, diff := "-", "-"
+		if p := pubs[k]; len(p) == len(sums[k]) {
+			pm, _ := MeanStd(p)
+			pub, diff = fmt.Sprintf("%.2f", pm), fmt.Sprintf("%+.2f", m-pm)
+		} else if pm, ok := PublishedAverage[k.sc][k.ds][k.m]; ok {
+			pub, diff = fmt.Sprintf("%.2f (all targets)", pm), fmt.Sprintf("%+.2f", m-pm)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | **average** over %d | | %.2f | %s | %s | |\n", k.sc, k.ds, k.name, len(sums[k]), m, pub, diff)
+	}
+	if rep.Unfinished > 0 {
+		fmt.Fprintf(&b, "\n%d run(s) unfinished, not counted.\n", rep.Unfinished)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "\nNote: %s.\n", n)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return rep.WriteComparison(w)
+}
+
+// WriteComparison writes, for every scenario and data set among the rows, a
+// Markdown table with one column per method and label (WADN and the
+// baselines in the order of Methods) and one line per target, each cell
+// "mean ± std (paper)", and a last line with the averages over the targets
+// beside the paper's average (its printed one where it gives only that).
+func (rep *Report) WriteComparison(w io.Writer) error {
+	type group struct{ sc, ds string }
+	var groups []group
+	cells := map[group]map[string]map[string]*Row{} // target -> name -> row
+	method := map[string]string{}                   // name -> method
+	for _, r := range rep.Rows {
+		g := group{r.Scenario, r.Dataset}
+		if cells[g] == nil {
+			groups = append(groups, g)
+			cells[g] = map[string]map[string]*Row{}
+		}
+		if cells[g][r.Target] == nil {
+			cells[g][r.Target] = map[string]*Row{}
+		}
+		cells[g][r.Target][r.Name()] = r
+		method[r.Name()] = r.Method
+	}
+	var b strings.Builder
+	for _, g := range groups {
+		var targets []string
+		present := map[string]bool{}
+		for t, ms := range cells[g] {
+			targets = append(targets, t)
+			for m := range ms {
+				present[m] = true
+			}
+		}
+		slices.Sort(targets)
+		var order []string
+		for m := range present {
+			order = append(order, m)
+		}
+		slices.SortFunc(order, func(a, b string) int {
+			return cmp.Or(cmp.Compare(methodRank(method[a]), methodRank(method[b])), cmp.Compare(a, b))
+		})
+		fmt.Fprintf(&b, "\n%s, %s: accuracy (%%), mean ± std over seeds (paper)\n\n| target |", g.sc, g.ds)
+		for _, m := range order {
+			fmt.Fprintf(&b, " %s |", m)
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(order)) + "\n")
+		for _, t := range targets {
+			fmt.Fprintf(&b, "| %s |", t)
+			for _, m := range order {
+				r, ok := cells[g][t][m]
+				if !ok {
+					b.WriteString(" - |")
+					continue
+				}
+				pub := ""
+				if r.Published != nil {
+					pub = fmt.Sprintf(" (%.2f)", *r.Published)
+				}
+				fmt.Fprintf(&b, " %.2f ± %.2f%s |", r.Mean, r.Std, pub)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("| **average** |")
+		for _, m := range order {
+			var means []float64
+			for _, t := range targets {
+				if r, ok := cells[g][t][m]; ok {
+					means = append(means, r.Mean)
+				}
+			}
+			avg, _ := MeanStd(means)
+			pub := ""
+			if p, ok := paperAverage(g.sc, g.ds, method[m]); ok {
+				pub = fmt.Sprintf(" (%.2f)", p)
+			}
+			fmt.Fprintf(&b, " %.2f [%d]%s |", avg, len(means), pub)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n[n]: number of targets averaged.\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteCSV writes the epoch logs of the report's runs as one CSV table: a
+// line per run and epoch, the run's identity (data set, scenario, method,
+// target, label, seed, key, directory) then the epoch's fields, those per
+// source as "class.SOURCE", "alpha.SOURCE.CLASS" and so on, and the target
+// distribution as "target_dist.CLASS". A field a run lacks is empty.
+func (rep *Report) WriteCSV(w io.Writer) error {
+	type runLog struct {
+		row  *Row
+		run  *Run
+		hist []method.EpochLog
+	}
+	var logs []runLog
+	var cols []string
+	seen := map[string]bool{}
+	addCol := func(c string) {
+		if !seen[c] {
+			seen[c] = true
+			cols = append(cols, c)
+		}
+	}
+	for _, c := range []string{"dataset", "scenario", "method", "target", "label", "seed", "key", "dir", "epoch", "loss", "accuracy", "seconds"} {
+		addCol(c)
+	}
+	for _, row := range rep.Rows {
+		for _, r := range row.runs {
+			hist, err := ReadHistory(r.Dir)
+			if err != nil {
+				return err
+			}
+			logs = append(logs, runLog{row, r, hist})
+			srcs := r.Record.Identity.Sources
+			for _, field := range []string{"class", "explicit", "implicit", "penalty", "lambda", "alpha_error"} {
+				for _, s := range srcs {
+					addCol(field + "." + s)
+				}
+			}
+			for _, h := range hist {
+				for t, a := range h.Alpha {
+					for k := range a {
+						addCol(fmt.Sprintf("alpha.%s.%d", srcs[t], k))
+					}
+				}
+				for k := range h.TargetDist {
+					addCol(fmt.Sprintf("target_dist.%d", k))
+				}
+			}
+		}
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(cols); err != nil {
+		return err
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, l := range logs {
+		srcs := l.run.Record.Identity.Sources
+		for _, h := range l.hist {
+			rec := map[string]string{
+				"dataset": l.row.Dataset, "scenario": l.row.Scenario, "method": l.row.Method, "target": l.row.Target,
+				"label": l.row.Label, "seed": strconv.FormatUint(l.run.Spec.Seed, 10), "key": l.run.Record.Key, "dir": l.run.Dir,
+				"epoch": strconv.Itoa(h.Epoch), "loss": num(h.Loss), "accuracy": num(h.Accuracy), "seconds": num(h.Seconds),
+			}
+			for field, v := range map[string][]float64{"class": h.Class, "explicit": h.Explicit, "implicit": h.Implicit,
+				"penalty": h.Penalty, "lambda": h.Lambda, "alpha_error": h.AlphaError} {
+				for t, x := range v {
+					if t < len(srcs) {
+						rec[field+"."+srcs[t]] = num(x)
+					}
+				}
+			}
+			for t, a := range h.Alpha {
+				for k, x := range a {
+					if t < len(srcs) {
+						rec[fmt.Sprintf("alpha.%s.%d", srcs[t], k)] = num(x)
+					}
+				}
+			}
+			for k, x := range h.TargetDist {
+				rec[fmt.Sprintf("target_dist.%d", k)] = num(x)
+			}
+			line := make([]string, len(cols))
+			for i, c := range cols {
+				line[i] = rec[c]
+			}
+			if err := cw.Write(line); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,282 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/wadn/dataset"
+)
+
+// fakeRun writes a finished run's directory under dir without training: the
+// record of method on target at seed with settings set (on the fixture's
+// domains, changed by data), and a result of accuracy acc and the given
+// alpha. It returns the directory.
+func fakeRun(t *testing.T, dir string, sc data.Scenario, methodName, target string, seed uint64, set map[string]string, acc float64, alpha, truth [][]float64) string {
+	t.Helper()
+	s, err := NewSpec(dataset.Amazon, sc, methodName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Target, s.Seed = target, seed
+	for k, v := range set {
+		if k == "_data" {
+			continue
+		}
+		if err := s.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, err := s.Identity(fixtureDomains())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := set["_data"]; ok { // another draw of the data
+		id.Data[target] = d
+	}
+	run := filepath.Join(dir, id.Name())
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSON(filepath.Join(run, RunFile), &Record{Version: RecordVersion, Key: id.Key(), Identity: id}); err != nil {
+		t.Fatal(err)
+	}
+	res := &RunResult{Accuracy: acc, Alpha: alpha, TrueAlpha: truth, Environment: []Environment{{Kernels: "go"}}}
+	if err := writeJSON(filepath.Join(run, ResultFile), res); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+func TestReportTable(t *testing.T) {
+	dir := t.TempDir()
+	// Final alpha error per source: seed 0 0.25, 0.25, 0; seed 1 0.1, 0.2,
+	// 0. The worst source's mean over the seeds is 0.225.
+	fakeRun(t, dir, data.UDA, "wadn", "kitchen", 0, nil, 84,
+		[][]float64{{1.5, 1}, {2, 0.5}, {1.5, 0.75}}, [][]float64{{1.5, 0.5}, {1.5, 0.5}, {1.5, 0.75}})
+	fakeRun(t, dir, data.UDA, "wadn", "kitchen", 1, nil, 82,
+		[][]float64{{1.4, 0.85}, {1.8, 0.75}, {1.5, 0.75}}, [][]float64{{1.5, 0.75}, {1.5, 0.85}, {1.5, 0.75}})
+	fakeRun(t, dir, data.UDA, "dann", "kitchen", 0, nil, 74, nil, nil)
+	fakeRun(t, dir, data.UDA, "dann", "kitchen", 1, nil, 76, nil, nil)
+	fakeRun(t, dir, data.UDA, "wadn", "books", 0, nil, 73, nil, nil)
+	fakeRun(t, dir, data.Limited, "mme", "kitchen", 0, nil, 80, nil, nil)
+	fakeRun(t, dir, data.Limited, "mme", "books", 0, nil, 70, nil, nil)
+	rep, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"| uda | amazon | wadn | kitchen | 2 | 83.00 ± 1.41 | 83.73 | -0.73 | 0.225 |",
+		"| uda | amazon | dann | kitchen | 2 | 75.00 ± 1.41 | 74.71 | +0.29 | - |",
+		"| target | wadn | dann |",
+		"| books | 73.00 ± 0.00 (73.72) | - |",
+		"| kitchen | 83.00 ± 1.41 (83.73) | 75.00 ± 1.41 (74.71) |",
+		"| **average** | 78.00 [2] (80.43) | 75.00 [1] (72.00) |",
+		"| target | mme |",
+		"| **average** | 75.00 [2] (74.14) |",
+		"| limited | amazon | mme | **average** over 2 | | 75.00 | 74.14 (all targets) | +0.86 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	// The JSON rows are the Markdown rows.
+	b.Reset()
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Rows []*Row }
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rows) != len(rep.Rows) {
+		t.Fatalf("%d JSON rows, %d in the table", len(got.Rows), len(rep.Rows))
+	}
+	for i, r := range got.Rows {
+		line := fmt.Sprintf("| %s | %s | %s | %s | %d | %.2f ± %.2f |", r.Scenario, r.Dataset, r.Name(), r.Target, r.N, r.Mean, r.Std)
+		if !strings.Contains(out, line) {
+			t.Errorf("JSON row %d (%s) is not in the table:\n%s", i, line, out)
+		}
+		if r.N != len(r.Seeds) || r.N != len(r.Accuracy) || r.N != len(r.Dirs) {
+			t.Errorf("JSON row %d: n %d, seeds %v, accuracies %v, dirs %v", i, r.N, r.Seeds, r.Accuracy, r.Dirs)
+		}
+	}
+	for _, r := range got.Rows {
+		switch {
+		case r.Method == "wadn" && r.Target == "kitchen":
+			if r.AlphaError == nil || *r.AlphaError != 0.225 {
+				t.Errorf("WADN's kitchen row: alpha error %v, want 0.225", r.AlphaError)
+			}
+		case r.AlphaError != nil:
+			t.Errorf("%s's %s row has an alpha error, %v", r.Method, r.Target, *r.AlphaError)
+		}
+	}
+	if _, err := Collect(t.TempDir()); err == nil {
+		t.Error("Collect of an empty directory gave no error")
+	}
+}
+
+// TestReportLabels checks that runs of one method and target with other
+// settings are rows apart, labelled by the settings that differ from the
+// defaults, and runs of other data split a label's row.
+func TestReportLabels(t *testing.T) {
+	dir := t.TempDir()
+	fakeRun(t, dir, data.UDA, "wadn", "kitchen", 0, nil, 80, nil, nil)
+	fakeRun(t, dir, data.UDA, "wadn", "kitchen", 1, nil, 82, nil, nil)
+	fakeRun(t, dir, data.UDA, "wadn", "kitchen", 0, map[string]string{"c0": "0.05", "explicit": "paper"}, 70, nil, nil)
+	fakeRun(t, dir, data.UDA, "wadn", "kitchen", 2, map[string]string{"_data": "other"}, 90, nil, nil)
+	rep, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Rows {
+		got = append(got, fmt.Sprint(r.Name(), " ", r.Seeds))
+	}
+	slices.Sort(got)
+	// The default label's runs drew two data: each part names its data.
+	if len(got) != 3 || got[0] != "wadn [c0 0.05, explicit paper] [0]" ||
+		!strings.HasPrefix(got[1], "wadn [data ") || !strings.HasSuffix(got[1], "] [0 1]") ||
+		!strings.HasPrefix(got[2], "wadn [data ") || !strings.HasSuffix(got[2], "] [2]") || got[1][:19] == got[2][:19] {
+		t.Errorf("rows %q", got)
+	}
+}
+
+// TestReportFollowsLinks checks that a directory of links to run trees
+// reports each run once, and notes a run found twice.
+func TestReportFollowsLinks(t *testing.T) {
+	a, b, view := t.TempDir(), t.TempDir(), t.TempDir()
+	run := fakeRun(t, a, data.UDA, "source", "kitchen", 0, nil, 70, nil, nil)
+	fakeRun(t, b, data.UDA, "source", "kitchen", 1, nil, 72, nil, nil)
+	for name, target := range map[string]string{"a": a, "b": b, "again": a, "dangling": filepath.Join(a, "nothing")} {
+		if err := os.Symlink(target, filepath.Join(view, name)); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	rep, err := Collect(view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 1 || rep.Rows[0].N != 2 || len(rep.Notes) != 0 {
+		t.Fatalf("rows %+v, notes %q: want one row of two seeds", rep.Rows, rep.Notes)
+	}
+	// A copy of a run in another directory is counted once, and noted.
+	copyDir := filepath.Join(b, "copy")
+	if err := os.MkdirAll(copyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{RunFile, ResultFile} {
+		data, err := os.ReadFile(filepath.Join(run, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(copyDir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err = Collect(view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 1 || rep.Rows[0].N != 2 || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "equal accuracies") {
+		t.Errorf("with a copy: rows %+v, notes %q", rep.Rows, rep.Notes)
+	}
+}
+
+// TestReportCountsUnfinished checks that runs without a result are counted
+// and left out.
+func TestReportCountsUnfinished(t *testing.T) {
+	dir := t.TempDir()
+	fakeRun(t, dir, data.UDA, "source", "kitchen", 0, nil, 70, nil, nil)
+	run := fakeRun(t, dir, data.UDA, "source", "kitchen", 1, nil, 72, nil, nil)
+	if err := os.Remove(filepath.Join(run, ResultFile)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Unfinished != 1 || len(rep.Rows) != 1 || rep.Rows[0].N != 1 {
+		t.Errorf("unfinished %d, rows %+v", rep.Unfinished, rep.Rows)
+	}
+	var b bytes.Buffer
+	rep.WriteMarkdown(&b)
+	if !strings.Contains(b.String(), "1 run(s) unfinished") {
+		t.Errorf("the table does not say a run is unfinished:\n%s", b.String())
+	}
+}
+
+func TestMeanStd(t *testing.T) {
+	for _, c := range []struct {
+		v         []float64
+		mean, std float64
+	}{
+		{[]float64{70, 72, 74}, 72, 2},
+		{[]float64{5}, 5, 0},
+		{nil, 0, 0},
+	} {
+		m, s := MeanStd(c.v)
+		if !cmp.Equal([]float64{m, s}, []float64{c.mean, c.std}) {
+			t.Errorf("MeanStd(%v) = %v, %v; want %v, %v", c.v, m, s, c.mean, c.std)
+		}
+	}
+}
+
+// TestReportCSV checks the epoch-log table: a line per run and epoch with
+// the run's identity, its per-source fields under the sources' names.
+func TestReportCSV(t *testing.T) {
+	dir := t.TempDir()
+	run := fakeRun(t, dir, data.UDA, "wadn", "kitchen", 3, map[string]string{"c0": "0.05"}, 80, nil, nil)
+	log := `{"epoch":1,"loss":0.5,"class":[0.1,0.2,0.3],"lambda":[0.2,0.3,0.5],"alpha":[[1,2],[3,4],[5,6]],"accuracy":70,"target_dist":[0.4,0.6]}
+{"epoch":2,"loss":0.25,"class":[0.1,0.2,0.3],"lambda":[0.2,0.3,0.5],"alpha":[[1,2],[3,4],[5,6]],"accuracy":80,"target_dist":[0.4,0.6]}
+`
+	if err := os.WriteFile(filepath.Join(run, "epochs.jsonl"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 {
+		t.Fatalf("%d lines, want a header and 2 epochs:\n%v", len(recs), recs)
+	}
+	col := map[string]int{}
+	for i, c := range recs[0] {
+		col[c] = i
+	}
+	for _, c := range []struct{ name, want string }{
+		{"method", "wadn"}, {"label", "c0 0.05"}, {"seed", "3"}, {"epoch", "2"}, {"loss", "0.25"}, {"accuracy", "80"},
+		{"class.dvd", "0.2"}, {"lambda.electronics", "0.5"}, {"alpha.dvd.1", "4"}, {"target_dist.0", "0.4"}, {"explicit.books", ""},
+	} {
+		i, ok := col[c.name]
+		if !ok {
+			t.Errorf("no column %s in %v", c.name, recs[0])
+			continue
+		}
+		if got := recs[2][i]; got != c.want {
+			t.Errorf("epoch 2 %s = %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,335 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/internal/atomic"
+	"github.com/wadn-go/wadn/internal/lock"
+	"github.com/wadn-go/wadn/internal/settings"
+	"github.com/wadn-go/wadn/wadn/method"
+	"github.com/wadn-go/wadn/wadn/trainer"
+)
+
+// Runner trains runs, each in its own directory under Out named by its
+// identity (Identity.Name), Jobs at a time. A run whose directory holds its
+// result is not trained again; one whose directory holds a checkpoint
+// continues from it to the result an uninterrupted run gives. A directory
+// is locked while a process trains in it.
+type Runner struct {
+	Out     string // the directory of the run directories
+	DataDir string // where the data sets are loaded from ("": Amazon's embedded copy)
+	Jobs    int    // runs trained at once (0 or 1: one after the other)
+	// Wait makes a run whose directory another process has locked wait for
+	// it; otherwise the run fails at once, naming the holder.
+	Wait bool
+	// KeepCheckpoints keeps each run's last checkpoint after its result is
+	// written; by default it is removed then, since only an unfinished run
+	// resumes from it.
+	KeepCheckpoints bool
+	// Progress, when set, is called after every step of every run; with
+	// Jobs above 1 from several goroutines at once.
+	Progress func(s *Spec, p method.Progress)
+	// Note, when set, is told what happens to each run: started, continued,
+	// found finished.
+	Note func(s *Spec, msg string)
+
+	mu      sync.Mutex
+	domains map[string][]data.Domain // loaded data, by data set and data settings
+}
+
+// Outcome is what became of one run.
+type Outcome struct {
+	Spec    *Spec
+	Sources []string // the sources trained on, in order
+	Dir     string
+	Result  *RunResult
+	Reused  bool // the run had finished before
+}
+
+// Run trains the specs, Jobs at a time, and returns their outcomes in order.
+// An interrupted Run returns an error wrapping trainer.ErrInterrupted after
+// every running run has saved its state. When a run fails, the runs beside
+// it are stopped (saving, as if interrupted), no other is started, and the
+// failure is returned with the outcomes of the runs before it.
+func (rn *Runner) Run(ctx context.Context, specs []*Spec) ([]*Outcome, error) {
+	seen := map[string]int{}
+	for i, s := range specs {
+		if err := s.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Method.Name, err)
+		}
+		k := s.Dataset.Name + "/" + s.Target + "/" + s.Scenario.String() + "/" + s.Method.Name + "/" + s.Label() + fmt.Sprint("/", s.Seed)
+		if j, ok := seen[k]; ok {
+			return nil, fmt.Errorf("runs %d and %d are the same run (%s, seed %d)", j+1, i+1, s.Method.Name, s.Seed)
+		}
+		seen[k] = i
+	}
+	n := len(specs)
+	outs, errs := make([]*Outcome, n), make([]error, n)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(rn.Jobs, 1))
+	for i, s := range specs {
+		slots <- struct{}{}
+		if ctx.Err() != nil {
+			<-slots
+			for j := i; j < n; j++ {
+				errs[j] = fmt.Errorf("seed %d not started: %w", specs[j].Seed, trainer.ErrInterrupted)
+			}
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			outs[i], errs[i] = rn.RunOne(ctx, s)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	for i, o := range outs {
+		if o == nil {
+			return outs[:i], firstError(errs[i:])
+		}
+	}
+	return outs, nil
+}
+
+// firstError returns the first error in errs that is not an interruption,
+// or else the first error: a failed run stops the runs beside it, and their
+// interruptions are not the news.
+func firstError(errs []error) error {
+	var first error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, trainer.ErrInterrupted) {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Domains returns the domains of s's data set as s's data settings deliver
+// them, loading them on first use.
+func (rn *Runner) Domains(s *Spec) ([]data.Domain, error) {
+	key := s.Dataset.Name + "?" + fmt.Sprint(settings.Values(settings.Fields(s.Data)))
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	if d, ok := rn.domains[key]; ok {
+		return d, nil
+	}
+	if rn.DataDir == "" && !s.Dataset.Embedded {
+		return nil, fmt.Errorf("%s has no embedded copy: give its data directory", s.Dataset)
+	}
+	var names []string
+	if s.Sources != nil {
+		names = append([]string{s.Target}, s.Sources...)
+	}
+	d, err := s.Data.Load(rn.DataDir, names)
+	if err != nil {
+		return nil, err
+	}
+	if rn.domains == nil {
+		rn.domains = map[string][]data.Domain{}
+	}
+	rn.domains[key] = d
+	return d, nil
+}
+
+// RunOne trains one run in its directory (see Runner) and returns its
+// outcome.
+func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
+	domains, err := rn.Domains(s)
+	if err != nil {
+		return nil, err
+	}
+	id, err := s.Identity(domains)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Spec: s, Sources: id.Sources}
+	if rn.Out != "" {
+		out.Dir = filepath.Join(rn.Out, id.Name())
+	}
+	note := func(msg string) {
+		if rn.Note != nil {
+			rn.Note(s, msg)
+		}
+	}
+	resume := false
+	if out.Dir != "" {
+		if err := os.MkdirAll(out.Dir, 0o755); err != nil {
+			return nil, err
+		}
+		var l *lock.Lock
+		if rn.Wait {
+			l, err = lock.Wait(ctx, out.Dir)
+		} else {
+			l, err = lock.Try(out.Dir)
+		}
+		if err != nil {
+			return nil, err
+		}
+		defer l.Release()
+		if _, err := atomic.RemoveTemps(out.Dir); err != nil {
+			return nil, err
+		}
+		rec, ok, err := readRecord(out.Dir)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case ok && rec.Key != id.Key():
+			return nil, fmt.Errorf("%s holds the run %s, not %s: another run's directory", out.Dir, describe(rec.Identity), describe(id))
+		case ok:
+			if res, done, err := readResult(out.Dir); err != nil {
+				return nil, err
+			} else if done {
+				note("finished earlier in " + out.Dir)
+				out.Result, out.Reused = res, true
+				return out, nil
+			}
+			_, err := os.Stat(filepath.Join(out.Dir, trainer.CheckpointFile))
+			resume = err == nil
+		default:
+			if entries, _ := os.ReadDir(out.Dir); len(entries) > 1 || (len(entries) == 1 && entries[0].Name() != lock.File) {
+				return nil, fmt.Errorf("%s holds files but no %s: not a run directory this program made; move them away", out.Dir, RunFile)
+			}
+			if err := writeJSON(filepath.Join(out.Dir, ConfigFile), s.File()); err != nil {
+				return nil, err
+			}
+			if err := writeJSON(filepath.Join(out.Dir, RunFile), &Record{Version: RecordVersion, Key: id.Key(), Identity: id, DataDir: rn.DataDir}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	picked, err := pick(domains, s.Target, s.Sources)
+	if err != nil {
+		return nil, err
+	}
+	task, err := s.Dataset.Protocol(s.Scenario, s.Data).BuildFor(picked, s.Target, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	net, err := s.Data.Network()
+	if err != nil {
+		return nil, err
+	}
+	algo, err := s.Method.New(s.Config)
+	if err != nil {
+		return nil, err
+	}
+	envs, err := rn.startEnvironment(out.Dir, resume)
+	if err != nil {
+		return nil, err
+	}
+	if resume {
+		note("continuing from its checkpoint in " + out.Dir)
+	} else {
+		note("starting in " + out.Dir)
+	}
+	opt := method.Options{Seed: s.Seed, Dir: out.Dir, Resume: resume, Identity: "run " + id.Key()}
+	if rn.Progress != nil {
+		opt.Progress = func(p method.Progress) { rn.Progress(s, p) }
+	}
+	r, err := method.Execute(ctx, algo, task, s.Scenario, net, s.Train, opt)
+	if err != nil {
+		return nil, fmt.Errorf("seed %d: %w", s.Seed, err)
+	}
+	envs[len(envs)-1].Finished = time.Now().UTC()
+	out.Result = &RunResult{Accuracy: r.Accuracy, Alpha: r.Alpha, TrueAlpha: r.TrueAlpha, Lambda: r.Lambda,
+		Epochs: len(r.History), Environment: envs}
+	if out.Dir != "" {
+		if err := writeJSON(filepath.Join(out.Dir, ResultFile), out.Result); err != nil {
+			return nil, err
+		}
+		os.Remove(filepath.Join(out.Dir, environmentFile))
+		if !rn.KeepCheckpoints {
+			if err := os.Remove(filepath.Join(out.Dir, trainer.CheckpointFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// environmentFile keeps, while a run is unfinished, the environments of the
+// processes that trained it so far.
+const environmentFile = "environment.json"
+
+// startEnvironment returns the environments of the run in dir with this
+// process's last, recording them in dir. A fresh run starts the list anew.
+func (rn *Runner) startEnvironment(dir string, resume bool) ([]Environment, error) {
+	var envs []Environment
+	if dir != "" && resume {
+		if b, err := os.ReadFile(filepath.Join(dir, environmentFile)); err == nil {
+			if err := json.Unmarshal(b, &envs); err != nil {
+				return nil, fmt.Errorf("%s: %w", filepath.Join(dir, environmentFile), err)
+			}
+		}
+	}
+	e := environment()
+	if n := len(envs); n > 0 && resume {
+		if h, err := ReadHistory(dir); err == nil {
+			e.FromEpoch = len(h)
+		}
+	}
+	envs = append(envs, e)
+	if dir != "" {
+		if err := writeJSON(filepath.Join(dir, environmentFile), envs); err != nil {
+			return nil, err
+		}
+	}
+	return envs, nil
+}
+
+// Unfinished returns the specs of the runs under dir (dir itself, or its
+// run directories at any depth) that have not finished, with the data
+// directory each recorded.
+func Unfinished(dir string) (specs []*Spec, dataDirs []string, err error) {
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		rec, ok, err := readRecord(path)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			if _, err := os.Stat(filepath.Join(path, trainer.CheckpointFile)); err == nil {
+				return fmt.Errorf("%s holds a checkpoint but no %s: the run it belongs to is unknown, and it is not resumed", path, RunFile)
+			}
+			return nil
+		}
+		if _, done, err := readResult(path); err != nil || done {
+			return err
+		}
+		s, err := SpecOf(rec.Identity)
+		if err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(path, RunFile), err)
+		}
+		specs = append(specs, s)
+		dataDirs = append(dataDirs, rec.DataDir)
+		return filepath.SkipDir
+	})
+	return specs, dataDirs, err
+}

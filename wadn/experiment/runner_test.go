@@ -1,0 +1,367 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/internal/lock"
+	"github.com/wadn-go/wadn/wadn/dataset"
+	"github.com/wadn-go/wadn/wadn/method"
+	"github.com/wadn-go/wadn/wadn/trainer"
+)
+
+// smallSpecs returns the specs of method on the embedded Amazon reviews,
+// small: 100 reviews drawn per domain, 50 to test, the MLP [32 16 8], one
+// epoch, at the given seeds, with settings set.
+func smallSpecs(t *testing.T, methodName string, seeds []uint64, set map[string]string) []*Spec {
+	t.Helper()
+	p := &Plan{Methods: []string{methodName}, Seeds: seeds}
+	for k, v := range map[string]string{"train-size": "100", "test-size": "50", "hidden": "32,16,8", "epochs": "1"} {
+		p.Set(k, v)
+	}
+	for k, v := range set {
+		p.Set(k, v)
+	}
+	specs, err := p.Specs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return specs
+}
+
+// accuracies returns the outcomes' accuracies.
+func accuracies(outs []*Outcome) []float64 {
+	var a []float64
+	for _, o := range outs {
+		a = append(a, o.Result.Accuracy)
+	}
+	return a
+}
+
+// TestRunDirectoriesByIdentity checks that runs of other settings go to
+// their own directories, never mixing, and that a run found finished is
+// reused, not trained again.
+func TestRunDirectoriesByIdentity(t *testing.T) {
+	out := t.TempDir()
+	rn := &Runner{Out: out}
+	a, err := rn.Run(context.Background(), smallSpecs(t, "wadn", []uint64{0, 1}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rn.Run(context.Background(), smallSpecs(t, "wadn", []uint64{0}, map[string]string{"c0": "0.05"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a[0].Dir == b[0].Dir || a[0].Dir == a[1].Dir {
+		t.Fatalf("run directories %s, %s, %s: want three", a[0].Dir, a[1].Dir, b[0].Dir)
+	}
+	again, err := rn.Run(context.Background(), smallSpecs(t, "wadn", []uint64{0, 1}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range again {
+		if !o.Reused || o.Dir != a[i].Dir || o.Result.Accuracy != a[i].Result.Accuracy {
+			t.Errorf("seed %d again: reused %v in %s with %v, want the first run's %s %v", i, o.Reused, o.Dir, o.Result.Accuracy, a[i].Dir, a[i].Result.Accuracy)
+		}
+	}
+	rep, err := Collect(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, r := range rep.Rows {
+		labels = append(labels, fmt.Sprint(r.Name(), " ", r.Seeds))
+	}
+	want := []string{
+		"wadn [epochs 1, train-size 100, test-size 50, hidden 32,16,8] [0 1]",
+		"wadn [epochs 1, train-size 100, test-size 50, hidden 32,16,8, c0 0.05] [0]",
+	}
+	if d := cmp.Diff(want, labels); d != "" {
+		t.Errorf("report rows (-want +got):\n%s", d)
+	}
+}
+
+// TestRunRefusesForeignDirectory checks that a directory holding another
+// run's record, or files without a record, is never written into.
+func TestRunRefusesForeignDirectory(t *testing.T) {
+	out := t.TempDir()
+	rn := &Runner{Out: out}
+	first, err := rn.Run(context.Background(), smallSpecs(t, "source", []uint64{0}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := first[0].Dir
+	// Another identity written into its record: the key no longer matches.
+	rec, _, err := readRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Identity.Seed = 7
+	if err := writeJSON(filepath.Join(dir, RunFile), rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rn.Run(context.Background(), smallSpecs(t, "source", []uint64{0}, nil)); err == nil || !strings.Contains(err.Error(), "edited") {
+		t.Errorf("edited record: %v, want a refusal", err)
+	}
+	// A consistent record of another run under this run's name.
+	rec.Key = rec.Identity.Key()
+	if err := writeJSON(filepath.Join(dir, RunFile), rec); err != nil {
+		t.Fatal(err)
+	}
+	_, err = rn.Run(context.Background(), smallSpecs(t, "source", []uint64{0}, nil))
+	if err == nil || !strings.Contains(err.Error(), "seed 7") || !strings.Contains(err.Error(), "seed 0") {
+		t.Errorf("another run's record: %v, want a refusal naming both runs", err)
+	}
+	// A checkpoint without a record: its identity is unknown.
+	if err := os.Remove(filepath.Join(dir, RunFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, trainer.CheckpointFile), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rn.Run(context.Background(), smallSpecs(t, "source", []uint64{0}, nil)); err == nil || !strings.Contains(err.Error(), "no "+RunFile) {
+		t.Errorf("files without a record: %v, want a refusal", err)
+	}
+	if _, _, err := Unfinished(out); err == nil || !strings.Contains(err.Error(), "holds a checkpoint but no "+RunFile) {
+		t.Errorf("resuming a checkpoint without a record: %v, want a refusal", err)
+	}
+}
+
+// TestRunLocked checks that a run whose directory another holder has locked
+// is refused at once, naming the holder, or waits for it with Wait.
+func TestRunLocked(t *testing.T) {
+	out := t.TempDir()
+	specs := smallSpecs(t, "source", []uint64{0}, nil)
+	rn := &Runner{Out: out}
+	domains, err := rn.Domains(specs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := specs[0].Identity(domains)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, id.Name())
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l, err := lock.Try(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rn.Run(context.Background(), specs); !errors.Is(err, lock.ErrHeld) || !strings.Contains(err.Error(), "pid") {
+		t.Errorf("locked run directory: %v, want ErrHeld naming the holder", err)
+	}
+	rn.Wait = true
+	done := make(chan error, 1)
+	go func() {
+		_, err := rn.Run(context.Background(), specs)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("Wait did not wait: %v", err)
+	default:
+	}
+	l.Release()
+	if err := <-done; err != nil {
+		t.Errorf("after the holder let go: %v", err)
+	}
+}
+
+// TestRunCleansTemps checks that the temporary files a killed writer left
+// are removed when a run starts in the directory.
+func TestRunCleansTemps(t *testing.T) {
+	out := t.TempDir()
+	rn := &Runner{Out: out}
+	first, err := rn.Run(context.Background(), smallSpecs(t, "source", []uint64{0}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := first[0].Dir
+	left := []string{".checkpoint.wadn.tmp-123", ".result.json.tmp-9"}
+	for _, n := range left {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("part"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := rn.Run(context.Background(), smallSpecs(t, "source", []uint64{0}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range left {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			t.Errorf("%s left in place", n)
+		}
+	}
+}
+
+// TestResumeUnfinished interrupts runs, finds them with Unfinished, which
+// needs nothing but the directory, and continues them to the results of
+// uninterrupted runs.
+func TestResumeUnfinished(t *testing.T) {
+	set := map[string]string{"epochs": "2", "c0": "0.05"}
+	want, err := (&Runner{}).Run(context.Background(), smallSpecs(t, "wadn", []uint64{0, 1}, set))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	rn := &Runner{Out: out, Jobs: 2}
+	var steps atomic.Int32 // the runs report from their goroutines
+	rn.Progress = func(*Spec, method.Progress) {
+		if steps.Add(1) == 4 { // both runs started, neither finished (8 steps each)
+			cancel()
+		}
+	}
+	if _, err := rn.Run(ctx, smallSpecs(t, "wadn", []uint64{0, 1}, set)); !errors.Is(err, trainer.ErrInterrupted) {
+		t.Fatalf("interrupted runs: %v", err)
+	}
+	specs, dirs, err := Unfinished(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != 2 || dirs[0] != "" {
+		t.Fatalf("%d unfinished runs, data %q", len(specs), dirs)
+	}
+	for _, s := range specs {
+		if l := s.Label(); l != "epochs 2, train-size 100, test-size 50, hidden 32,16,8, c0 0.05" {
+			t.Errorf("recorded settings %q", l)
+		}
+	}
+	got, err := (&Runner{Out: out}).Run(context.Background(), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bySeed := map[uint64]float64{}
+	for _, o := range got {
+		bySeed[o.Spec.Seed] = o.Result.Accuracy
+	}
+	for _, o := range want {
+		if bySeed[o.Spec.Seed] != o.Result.Accuracy {
+			t.Errorf("seed %d resumed: %v, uninterrupted %v", o.Spec.Seed, bySeed[o.Spec.Seed], o.Result.Accuracy)
+		}
+	}
+	if specs, _, _ := Unfinished(out); len(specs) != 0 {
+		t.Errorf("%d runs still unfinished", len(specs))
+	}
+}
+
+// TestCheckpointsRemoved checks that a finished run keeps its checkpoint
+// only when asked to.
+func TestCheckpointsRemoved(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		outs, err := (&Runner{Out: t.TempDir(), KeepCheckpoints: keep}).Run(context.Background(), smallSpecs(t, "source", []uint64{0}, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = os.Stat(filepath.Join(outs[0].Dir, trainer.CheckpointFile))
+		if kept := err == nil; kept != keep {
+			t.Errorf("keep %v: checkpoint kept %v (%v)", keep, kept, err)
+		}
+		if _, err := os.Stat(filepath.Join(outs[0].Dir, ResultFile)); err != nil {
+			t.Errorf("keep %v: %v", keep, err)
+		}
+	}
+}
+
+// TestRunJobs checks that runs trained side by side give what they give
+// one after the other, and that a failing run's error is the one returned
+// when the runs beside it are stopped for it.
+func TestRunJobs(t *testing.T) {
+	for _, m := range []string{"wadn", "m3sda"} {
+		t.Run(m, func(t *testing.T) {
+			specs := smallSpecs(t, m, []uint64{0, 1, 2}, nil)
+			want, err := (&Runner{Out: t.TempDir()}).Run(context.Background(), specs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := (&Runner{Out: t.TempDir(), Jobs: 3}).Run(context.Background(), smallSpecs(t, m, []uint64{0, 1, 2}, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(accuracies(want), accuracies(got)); d != "" {
+				t.Errorf("3 jobs against 1 (-want +got):\n%s", d)
+			}
+			out := t.TempDir()
+			bad := filepath.Join(out, filepath.Base(want[1].Dir), ResultFile)
+			if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeJSON(filepath.Join(filepath.Dir(bad), RunFile), mustRecord(t, want[1].Dir)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(bad, []byte("{"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = (&Runner{Out: out, Jobs: 3}).Run(context.Background(), smallSpecs(t, m, []uint64{0, 1, 2}, nil))
+			if err == nil || errors.Is(err, trainer.ErrInterrupted) || !strings.Contains(err.Error(), bad) {
+				t.Fatalf("with seed 1's result corrupt: error %v, want one naming %s", err, bad)
+			}
+		})
+	}
+}
+
+func mustRecord(t *testing.T, dir string) *Record {
+	t.Helper()
+	rec, ok, err := readRecord(dir)
+	if err != nil || !ok {
+		t.Fatalf("%s: %v %v", dir, ok, err)
+	}
+	return rec
+}
+
+// TestRunJobsInterrupted checks that a cancelled context stops runs side by
+// side with ErrInterrupted, starting none of the rest.
+func TestRunJobsInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	outs, err := (&Runner{Out: t.TempDir(), Jobs: 2}).Run(ctx, smallSpecs(t, "source", []uint64{0, 1, 2, 3}, nil))
+	if !errors.Is(err, trainer.ErrInterrupted) {
+		t.Fatalf("cancelled run returned %v, want ErrInterrupted", err)
+	}
+	if len(outs) != 0 {
+		t.Errorf("cancelled run reported %d outcomes", len(outs))
+	}
+}
+
+func TestPlanRefusesRepeatedSeed(t *testing.T) {
+	p := &Plan{}
+	if err := p.Set("seeds", "3,1,3"); err == nil || !strings.Contains(err.Error(), "seed 3 is given twice") {
+		t.Errorf("seeds 3,1,3: error %v, want one naming seed 3", err)
+	}
+}
+
+// TestSpecOfIdentity checks that a run's recorded identity gives back its
+// spec: the same settings, label and identity.
+func TestSpecOfIdentity(t *testing.T) {
+	for _, set := range []map[string]string{nil, {"c0": "0.05", "explicit": "code", "c1": "max", "hidden": "8,4", "depth": "1"}} {
+		s := smallSpecs(t, "wadn", []uint64{4}, set)[0]
+		domains := fixtureDomains()
+		id, err := s.Identity(domains)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := SpecOf(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Label() != s.Label() || !cmp.Equal(back.Values(), s.Values()) {
+			t.Errorf("spec %q read back as %q", s.Label(), back.Label())
+		}
+		if id2, err := back.Identity(domains); err != nil || id2.Key() != id.Key() {
+			t.Errorf("identity %s read back as %v (%v)", id.Key(), id2, err)
+		}
+	}
+	if _, err := NewSpec(dataset.Amazon, data.Partial, "wadn"); err == nil {
+		t.Error("amazon in the partial scenario accepted")
+	}
+}

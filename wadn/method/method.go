@@ -1,0 +1,124 @@
+// Package method is what the multi-source adaptation methods of the WADN
+// paper share: the description of a method (Spec) and its algorithm, the
+// state of one run as a method sees it (Run: the task, the model, the
+// mini-batch, the weights alpha and lambda, the epoch's sums), the epoch log
+// and the result.
+//
+// A method is an Algorithm with a settings type of its own. The run draws the
+// step's mini-batch (Batch rows of every source and of the target's training
+// sample, with replacement), calls Step, and at the end of every epoch
+// evaluates the target, calls EndEpoch and writes the log; package trainer
+// drives the epochs, the checkpoints and the resumption.
+package method
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/nn"
+	"github.com/wadn-go/wadn/wadn/dataset"
+)
+
+// Algorithm is what sets one method apart: its update on a mini-batch and its
+// estimates at the end of an epoch.
+type Algorithm interface {
+	// Setup runs once, after the model is built and before any resumption,
+	// and returns the method's own parameters (trained and checkpointed
+	// with the model's) and buffers (checkpointed only), named uniquely
+	// (e.g. "critic0.0.weight").
+	Setup(r *Run) (params, buffers []nn.Param[float32], err error)
+	// Step updates the model on the mini-batch r.Rows drawn for the
+	// current step of epoch (1-based), adding to r.Sums.
+	Step(r *Run, epoch int) error
+	// EndEpoch updates the method's weights (r.Alpha, r.Lambda) after
+	// epoch; log holds the epoch's means and target accuracy, and the
+	// method may set its TargetDist (by default the class shares of the
+	// target predictions counted in r.Sums.Pred).
+	EndEpoch(r *Run, epoch int, log *EpochLog) error
+}
+
+// SourcePooler is implemented by an Algorithm that may train on the sources
+// pooled into one domain (data.Task.PooledSources); the run pools them
+// before it is built when PoolsSources says so.
+type SourcePooler interface {
+	PoolsSources() bool
+}
+
+// Spec describes one method a run can train.
+type Spec struct {
+	Name      string          // as runs and commands name it
+	Scenarios []data.Scenario // the scenarios the paper runs it in
+	Summary   string          // one line for help texts
+	// EstimatesAlpha says that the method's alpha estimates the label
+	// ratios T(y)/S_t(y), so that its error against them means something.
+	EstimatesAlpha bool
+	// Settings returns the method's settings at their defaults for a data
+	// set and scenario: a pointer to a struct of tagged fields (package
+	// internal/settings).
+	Settings func(ds *dataset.Dataset, sc data.Scenario) any
+	// New returns the method's algorithm for settings s, a pointer that
+	// Settings returned (its fields possibly changed since), or an error
+	// naming a setting it cannot run with.
+	New func(s any) (Algorithm, error)
+}
+
+// Define returns the Spec of a method whose settings have type S: defaults
+// gives them for a data set and scenario, and newAlgo makes the algorithm
+// from them, refusing settings it cannot run with.
+func Define[S any](name string, scenarios []data.Scenario, summary string,
+	defaults func(ds *dataset.Dataset, sc data.Scenario) S, newAlgo func(s *S) (Algorithm, error)) Spec {
+	return Spec{
+		Name: name, Scenarios: scenarios, Summary: summary,
+		Settings: func(ds *dataset.Dataset, sc data.Scenario) any {
+			s := defaults(ds, sc)
+			return &s
+		},
+		New: func(s any) (Algorithm, error) {
+			p, ok := s.(*S)
+			if !ok {
+				return nil, fmt.Errorf("%s: settings of type %T, want %T", name, s, p)
+			}
+			a, err := newAlgo(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			return a, nil
+		},
+	}
+}
+
+// Runs reports whether the paper runs the method in scenario sc.
+func (s Spec) Runs(sc data.Scenario) bool { return slices.Contains(s.Scenarios, sc) }
+
+// Registry is a list of methods, known by name.
+type Registry []Spec
+
+// Lookup returns the method called name, or an error naming the methods, or
+// the method's scenarios when the paper does not run it in sc.
+func (r Registry) Lookup(name string, sc data.Scenario) (Spec, error) {
+	for _, s := range r {
+		if s.Name != name {
+			continue
+		}
+		if !s.Runs(sc) {
+			var names []string
+			for _, x := range s.Scenarios {
+				names = append(names, x.String())
+			}
+			return Spec{}, fmt.Errorf("method %s runs in the %s scenario(s), not %s", name, strings.Join(names, ", "), sc)
+		}
+		return s, nil
+	}
+	return Spec{}, fmt.Errorf("unknown method %q (want one of %s)", name, strings.Join(r.Names(), ", "))
+}
+
+// Names returns the methods' names in order.
+func (r Registry) Names() []string {
+	out := make([]string, len(r))
+	for i, s := range r {
+		out[i] = s.Name
+	}
+	return out
+}

@@ -1,0 +1,432 @@
+package method
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/wadn-go/wadn/autodiff"
+	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/nn"
+	"github.com/wadn-go/wadn/optim"
+	"github.com/wadn-go/wadn/wadn/dataset"
+	"github.com/wadn-go/wadn/wadn/nets"
+	"github.com/wadn-go/wadn/wadn/trainer"
+)
+
+// Train are the training settings every method reads.
+type Train struct {
+	Epochs    int     `setting:"epochs" help:"passes; an epoch is (largest source size / batch) steps"`
+	Batch     int     `setting:"batch" help:"samples of every domain per step"`
+	LR        float64 `setting:"lr" help:"Adadelta learning rate"`
+	EvalBatch int     `setting:"eval-batch" help:"samples per batch of evaluation"`
+	// Transductive, with limited target labels, lets every method read the
+	// target's test rows, labels unread, as its unlabelled target sample
+	// (WADN's critics and the baselines' adversarial, moment and entropy
+	// terms); off, the labelled 10% is all any method sees of the target,
+	// as in the paper.
+	Transductive bool `setting:"transductive" scenarios:"limited" help:"limited labels: every method also reads the target's test rows, labels unread, as its unlabelled target sample"`
+}
+
+// DefaultTrain returns the paper's schedule for ds, evaluating 500 samples
+// a batch.
+func DefaultTrain(ds *dataset.Dataset) Train {
+	s := ds.Schedule
+	return Train{Epochs: s.Epochs, Batch: s.Batch, LR: s.LR, EvalBatch: 500}
+}
+
+// Validate reports the first setting that cannot work.
+func (t *Train) Validate() error {
+	switch {
+	case t.Epochs <= 0:
+		return fmt.Errorf("epochs = %d, want > 0", t.Epochs)
+	case t.Batch <= 0:
+		return fmt.Errorf("batch = %d, want > 0", t.Batch)
+	case !(t.LR > 0):
+		return fmt.Errorf("learning rate %v, want > 0", t.LR)
+	case t.EvalBatch <= 0:
+		return fmt.Errorf("evaluation batch = %d, want > 0", t.EvalBatch)
+	}
+	return nil
+}
+
+// Options are the parts of a run that are not settings.
+type Options struct {
+	Seed   uint64 // initialisation, batches, dropout, interpolation
+	Dir    string // checkpoint and epoch log; "" keeps nothing
+	Resume bool   // continue from Dir's checkpoint
+	// Progress, when set, is called after every step.
+	Progress func(Progress)
+	// StopAfter, when positive, stops the run after that many steps, as an
+	// interruption would (for tests of resumption).
+	StopAfter int
+	// Identity describes the run in its checkpoint, which a resumption with
+	// another identity refuses; "" describes it by target, scenario and seed.
+	Identity string
+}
+
+// Progress describes a running job after one step.
+type Progress struct {
+	Epoch, Epochs int
+	Step, Steps   int
+	Loss          float64   // mean total loss of the epoch so far
+	Class         float64   // mean lambda-weighted classification loss so far
+	Accuracy      float64   // target test accuracy after the previous epoch (NaN before)
+	Lambda        []float64 // current source weights
+	// Remaining estimates the time left of the run; it is negative while
+	// the first steps of the process run, which are not yet a fair pace.
+	Remaining time.Duration
+}
+
+// Run is one method's run on one task, as the method sees it. Its exported
+// fields are the method's to read; Alpha, Lambda, TBar and Sums are the
+// method's to update too (they are checkpointed).
+type Run struct {
+	Task     *data.Task
+	Scenario data.Scenario
+	Train    Train
+	Net      nets.Network // builds the method's critics and extra heads
+	Model    *Model
+	Classes  int
+	Steps    int       // steps per epoch
+	Seed     uint64    // the run's seed
+	Beta     []float64 // each source's share of the source samples
+	// Rand is the step's generator, reseeded before every step from the
+	// seed, the epoch and the step; every random draw of a step (dropout
+	// included) comes from it.
+	Rand *rand.Rand
+	// Init is the generator that drew the model's initial weights, left
+	// where the model ended: a method's own modules may continue it.
+	Init *rand.Rand
+	// Splits are the sources' splits, then the target's training split; Rows
+	// the current mini-batch, Batch rows of each.
+	Splits []*data.Split
+	Rows   [][]int
+	// CurrentStep is the step of the epoch being taken (0-based).
+	CurrentStep int
+	State
+
+	algo   Algorithm
+	params []nn.Param[float32]
+	bufs   []nn.Param[float32]
+	opt    optim.Optimizer[float32]
+	oprm   []optim.Param[float32]
+	pcg    *rand.PCG
+}
+
+// State is what a run carries from step to step besides the tensors.
+type State struct {
+	Alpha  [][]float64 `json:"alpha"`  // per source, the label ratios weighing its samples
+	Lambda []float64   `json:"lambda"` // the sources' weights
+	TBar   []float64   `json:"tbar"`   // the target label distribution used by the explicit term
+	Acc    float64     `json:"acc"`    // the last epoch's accuracy; -1 before
+	Sums   Sums        `json:"sums"`
+}
+
+// Sums accumulates the statistics of one epoch.
+type Sums struct {
+	Loss     float64       `json:"loss"`
+	Class    []float64     `json:"class"`
+	Explicit []float64     `json:"explicit"`
+	Implicit []float64     `json:"implicit"`
+	Penalty  []float64     `json:"penalty"`
+	Conf     [][][]float64 `json:"conf"` // per source [predicted][true] counts
+	Pred     []float64     `json:"pred"` // target predictions per class
+}
+
+func newSums(sources, classes int) Sums {
+	s := Sums{
+		Class: make([]float64, sources), Explicit: make([]float64, sources),
+		Implicit: make([]float64, sources), Penalty: make([]float64, sources),
+		Pred: make([]float64, classes),
+	}
+	for range sources {
+		c := make([][]float64, classes)
+		for y := range c {
+			c[y] = make([]float64, classes)
+		}
+		s.Conf = append(s.Conf, c)
+	}
+	return s
+}
+
+// EpochLog is one line of a run's epoch log.
+type EpochLog struct {
+	Epoch    int         `json:"epoch"`
+	Loss     float64     `json:"loss"`     // mean total loss
+	Class    []float64   `json:"class"`    // per source: mean alpha-weighted classification loss
+	Explicit []float64   `json:"explicit"` // per source: mean centroid distance
+	Implicit []float64   `json:"implicit"` // per source: mean critic Wasserstein estimate
+	Penalty  []float64   `json:"penalty"`  // per source: mean gradient penalty
+	Accuracy float64     `json:"accuracy"` // target test accuracy, percent
+	Lambda   []float64   `json:"lambda"`
+	Alpha    [][]float64 `json:"alpha"`
+	// AlphaError is the mean absolute error of alpha against the true ratios
+	// of the task's label distributions, per source.
+	AlphaError []float64 `json:"alpha_error"`
+	// TargetDist is the estimated target label distribution: WADN's T_bar
+	// (with limited labels, the labelled target's histogram); for the
+	// baselines, the class shares of their predictions on the epoch's
+	// unlabelled target batches.
+	TargetDist []float64 `json:"target_dist"`
+	Seconds    float64   `json:"seconds"`
+}
+
+// Result is the outcome of a finished run.
+type Result struct {
+	Accuracy  float64     // target test accuracy after the last epoch, percent
+	History   []EpochLog  // one entry per epoch
+	Alpha     [][]float64 // final alpha per source
+	TrueAlpha [][]float64 // the task's true label ratios T(y)/S_t(y)
+	Lambda    []float64   // final lambda
+}
+
+// Execute trains algo, the algorithm of a method, on task with network net
+// and settings tr, and returns its result. It checkpoints every epoch and on
+// interruption (ctx cancelled): then it returns an error wrapping
+// trainer.ErrInterrupted, and a later call with opt.Resume continues to the
+// result an uninterrupted run would give.
+func Execute(ctx context.Context, algo Algorithm, task *data.Task, sc data.Scenario, net nets.Network, tr Train, opt Options) (*Result, error) {
+	if err := tr.Validate(); err != nil {
+		return nil, err
+	}
+	if p, ok := algo.(SourcePooler); ok && p.PoolsSources() {
+		var err error
+		if task, err = task.PooledSources(); err != nil {
+			return nil, err
+		}
+	}
+	r, err := NewRun(algo, task, sc, net, tr, opt.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Identity == "" {
+		opt.Identity = fmt.Sprintf("target %s, %s, seed %d", task.Target, sc, opt.Seed)
+	}
+	loop := &trainer.Loop[EpochLog]{
+		Job: r, Epochs: tr.Epochs, Steps: r.Steps,
+		Params: r.params, Buffers: r.bufs, Optimizer: r.opt, State: &r.State,
+		Identity: opt.Identity,
+		Rand:     r.pcg, Seed: opt.Seed,
+		Dir: opt.Dir, Resume: opt.Resume, StopAfter: opt.StopAfter,
+	}
+	if opt.Progress != nil {
+		loop.Progress = func(p trainer.Progress) { opt.Progress(r.progress(p)) }
+	}
+	history, err := loop.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Alpha: r.Alpha, Lambda: r.Lambda, History: history, TrueAlpha: r.TrueAlpha()}
+	if n := len(history); n > 0 {
+		res.Accuracy = history[n-1].Accuracy
+	}
+	return res, nil
+}
+
+// NewRun builds the run of algo on task, its model drawn from seed, and
+// sets the algorithm up (Algorithm.Setup), without training: Execute trains
+// it. Tests inspect a run so.
+func NewRun(algo Algorithm, task *data.Task, sc data.Scenario, net nets.Network, tr Train, seed uint64) (*Run, error) {
+	T := len(task.Sources)
+	if T == 0 {
+		return nil, errors.New("the task has no sources")
+	}
+	k := task.NumClasses
+	if task.TargetTest.Len() == 0 {
+		return nil, errors.New("the task has no target test samples")
+	}
+	if sc == data.Limited && task.TargetTrain.Len() == 0 {
+		return nil, errors.New("limited-label task without labelled target samples")
+	}
+	r := &Run{Task: task, Scenario: sc, Train: tr, Net: net, Classes: k, Seed: seed, algo: algo}
+	r.pcg = rand.NewPCG(seed, 0)
+	r.Rand = rand.New(r.pcg)
+	r.Init = nn.NewRand(seed)
+	r.Model = &Model{Extractor: net.NewExtractor(r.Init)}
+	r.Model.Classifier = net.NewClassifier(k, r.Init)
+	r.Model.Extractor.SetRand(r.Rand)
+	nets.SetDropoutRand(r.Model.Classifier, r.Rand)
+	var err error
+	if r.opt, err = optim.NewAdadelta[float32](optim.AdadeltaConfig{LR: tr.LR}); err != nil {
+		return nil, err
+	}
+	sizes := make([]int, T)
+	total := 0
+	for t, s := range task.Sources {
+		sizes[t] = s.Len()
+		total += s.Len()
+		if s.Len() == 0 {
+			return nil, fmt.Errorf("source %s is empty", s.Domain)
+		}
+	}
+	r.Beta = make([]float64, T)
+	for t := range sizes {
+		r.Beta[t] = float64(sizes[t]) / float64(total)
+	}
+	r.Steps = data.EpochSteps(sizes, tr.Batch)
+	r.Rows = make([][]int, T+1)
+	for _, s := range task.Sources {
+		r.Splits = append(r.Splits, &s.Split)
+	}
+	r.Splits = append(r.Splits, &task.TargetTrain.Split)
+
+	r.State = State{Acc: -1, Sums: newSums(T, k)}
+	r.Lambda = make([]float64, T)
+	for t := range r.Lambda {
+		r.Lambda[t] = 1 / float64(T)
+	}
+	r.Alpha = make([][]float64, T)
+	for t := range r.Alpha {
+		r.Alpha[t] = ones(k)
+	}
+	r.TBar = make([]float64, k)
+	for y := range r.TBar {
+		r.TBar[y] = 1 / float64(k)
+	}
+	if sc == data.Limited {
+		// alpha_t = T_hat(y) / S_hat_t(y) from the labels; T_bar the labelled
+		// target's distribution.
+		tgt := Normalise(Histogram(task.TargetTrain.Y, k))
+		r.TBar = tgt
+		for t, s := range task.Sources {
+			src := Normalise(Histogram(s.Y, k))
+			for y := range r.Alpha[t] {
+				if src[y] > 0 {
+					r.Alpha[t][y] = tgt[y] / src[y]
+				} else {
+					r.Alpha[t][y] = 0
+				}
+			}
+		}
+	}
+	r.params = append(nn.Prefix("extractor", r.Model.Extractor.Params()), nn.Prefix("classifier", r.Model.Classifier.Params())...)
+	ps, bufs, err := algo.Setup(r)
+	if err != nil {
+		return nil, err
+	}
+	r.params = append(r.params, ps...)
+	r.bufs = append(nn.Prefix("extractor", r.Model.Extractor.Buffers()), bufs...)
+	return r, nil
+}
+
+// Params returns every trainable parameter of the run: the extractor's
+// ("extractor.*"), the classifier's ("classifier.*") and the method's.
+func (r *Run) Params() []nn.Param[float32] { return r.params }
+
+// Update takes one optimiser step on ps (every parameter when nil) with the
+// gradients of loss, then releases loss's graph. A non-finite loss is an
+// error and changes nothing.
+func (r *Run) Update(loss *autodiff.Tensor[float32], ps []nn.Param[float32]) error {
+	if ps == nil {
+		ps = r.params
+	}
+	var err error
+	r.oprm, err = trainer.Update(r.opt, loss, ps, r.oprm)
+	return err
+}
+
+// DrawRows returns Batch row indices drawn uniformly from [0, n) with
+// replacement from the step's generator, reusing dst.
+func (r *Run) DrawRows(n int, dst []int) []int {
+	dst = dst[:0]
+	for range r.Train.Batch {
+		dst = append(dst, r.Rand.IntN(n))
+	}
+	return dst
+}
+
+// TargetWeight returns the weight of the labelled target's cross-entropy
+// for a target-weight setting: scale times the labelled target's sample
+// count over the sources' total, the share it would have merged into the
+// source pool.
+func (r *Run) TargetWeight(scale float64) float64 {
+	n := 0
+	for _, s := range r.Task.Sources {
+		n += s.Len()
+	}
+	return scale * float64(r.Task.TargetTrain.Len()) / float64(n)
+}
+
+// Step draws the step's mini-batch, Batch rows of every split with
+// replacement from the step's generator, and lets the algorithm update the
+// model on it. It is the trainer.Job's step.
+func (r *Run) Step(epoch, step int) error {
+	r.CurrentStep = step
+	for i, s := range r.Splits {
+		r.Rows[i] = r.DrawRows(s.Len(), r.Rows[i])
+	}
+	return r.algo.Step(r, epoch)
+}
+
+// EndEpoch evaluates the target, lets the algorithm update its weights and
+// returns the epoch's log line. It is the trainer.Job's end of an epoch.
+func (r *Run) EndEpoch(epoch int, t trainer.Timing) (EpochLog, error) {
+	T := len(r.Task.Sources)
+	n := float64(r.Steps)
+	s := &r.Sums
+	log := EpochLog{Epoch: epoch, Loss: s.Loss / n}
+	for t := range T {
+		log.Class = append(log.Class, s.Class[t]/n)
+		log.Explicit = append(log.Explicit, s.Explicit[t]/n)
+		log.Implicit = append(log.Implicit, s.Implicit[t]/n)
+		log.Penalty = append(log.Penalty, s.Penalty[t]/n)
+	}
+	log.Accuracy = r.Model.Accuracy(&r.Task.TargetTest.Split, r.Train.EvalBatch)
+	r.Acc = log.Accuracy
+	if err := r.algo.EndEpoch(r, epoch, &log); err != nil {
+		return log, err
+	}
+	log.Lambda = slices.Clone(r.Lambda)
+	truth := r.TrueAlpha()
+	for t := range T {
+		log.Alpha = append(log.Alpha, slices.Clone(r.Alpha[t]))
+		log.AlphaError = append(log.AlphaError, meanAbsDiff(r.Alpha[t], truth[t]))
+	}
+	if log.TargetDist == nil {
+		if slices.Max(s.Pred) > 0 {
+			log.TargetDist = Normalise(s.Pred)
+		} else {
+			log.TargetDist = slices.Clone(r.TBar)
+		}
+	}
+	log.Seconds = t.Seconds
+	r.Sums = newSums(T, r.Classes)
+	return log, nil
+}
+
+// progress turns the loop's progress into the run's.
+func (r *Run) progress(p trainer.Progress) Progress {
+	n := float64(p.Step)
+	var cls float64
+	for t, v := range r.Sums.Class {
+		cls += r.Lambda[t] * v / n
+	}
+	acc := r.Acc
+	if acc < 0 {
+		acc = math.NaN()
+	}
+	return Progress{Epoch: p.Epoch, Epochs: p.Epochs, Step: p.Step, Steps: p.Steps,
+		Loss: r.Sums.Loss / n, Class: cls, Accuracy: acc, Lambda: r.Lambda, Remaining: p.Remaining}
+}
+
+// TrueAlpha returns T(y)/S_t(y) from the task's labels (the target training
+// sample's labels, which the methods themselves never read in UDA).
+func (r *Run) TrueAlpha() [][]float64 {
+	tgt := Normalise(Histogram(r.Task.TargetTrain.Y, r.Classes))
+	out := make([][]float64, len(r.Task.Sources))
+	for t, s := range r.Task.Sources {
+		src := Normalise(Histogram(s.Y, r.Classes))
+		out[t] = make([]float64, r.Classes)
+		for y := range out[t] {
+			if src[y] > 0 {
+				out[t][y] = tgt[y] / src[y]
+			}
+		}
+	}
+	return out
+}
