@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"github.com/wadn-go/wadn/wadn/experiment"
+	"github.com/wadn-go/wadn/wadn/experiment/figures"
 )
 
 func init() {
 	register(&command{
 		name:    "report",
 		summary: "tabulate the finished runs under a directory beside the paper's numbers",
-		usage:   "[--json | --csv] DIR",
+		usage:   "[--json | --csv] [--plots PLOTDIR] DIR",
 		run:     runReport,
 	})
 }
@@ -20,6 +21,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	c := commands["report"]
 	fs := newFlagSet(c, e)
 	asJSON := fs.Bool("json", false, "print the rows as JSON: per data set, scenario, method, target and settings label, the accuracy per seed, mean, std, n and the alpha error")
+	plots := fs.String("plots", "", "also draw each row's accuracy, lambda and alpha over the epochs (mean and range over the seeds) as SVG files in `PLOTDIR`")
 	asCSV := fs.Bool("csv", false, "print the runs' epoch logs as one CSV table: a line per run and epoch, the run's identity then the epoch's fields")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -35,6 +37,13 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if *asJSON && *asCSV {
 		fmt.Fprintln(e.stderr, "wadn report: --json or --csv, not both")
 		return errUsage
+	}
+	if *plots != "" {
+		files, err := figures.Write(*plots, rep)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "%d plots written to %s\n", len(files), *plots)
 	}
 	switch {
 	case *asJSON:

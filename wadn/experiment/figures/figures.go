@@ -1,0 +1,422 @@
+// Package figures draws a report's runs over their epochs: for each row of
+// a report (a method with one settings label on one target, over its
+// seeds), the target accuracy, the sources' weights lambda and, per source,
+// the label ratios alpha beside the true ones. Every curve is the mean over
+// the seeds with a band from the lowest to the highest seed.
+package figures
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/wadn-go/wadn/wadn/experiment"
+	"github.com/wadn-go/wadn/wadn/method"
+)
+
+// palette holds ten colours told apart in print and by most colour-blind
+// readers (Tableau 10); a series beyond the tenth reuses them with dashes.
+var palette = []color.RGBA{
+	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
+	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
+	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff},
+}
+
+// maxClasses is the most classes an alpha panel draws one by one; beyond,
+// it draws each source's error against the true ratios instead.
+const maxClasses = 10 // len(palette)
+
+// Write draws every row of rep into dir, three SVG files a row, and returns
+// their names.
+func Write(dir string, rep *experiment.Report) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, row := range rep.Rows {
+		runs, err := histories(row)
+		if err != nil {
+			return files, err
+		}
+		if len(runs) == 0 {
+			continue
+		}
+		base := fmt.Sprintf("%s-%s-%s-%s", row.Dataset, row.Target, row.Scenario, row.Method)
+		if row.Label != "" {
+			base += "-" + fileSafe(row.Label)
+		}
+		title := fmt.Sprintf("%s %s, %s, target %s", row.Name(), row.Scenario, row.Dataset, row.Target)
+		for _, f := range []struct {
+			suffix string
+			draw   func(string, string, []seedRun) error
+		}{{"accuracy", accuracyPlot}, {"lambda", lambdaPlot}, {"alpha", alphaPlot}} {
+			name := filepath.Join(dir, base+"-"+f.suffix+".svg")
+			if err := f.draw(name, title, runs); err != nil {
+				return files, fmt.Errorf("%s: %w", name, err)
+			}
+			files = append(files, name)
+		}
+	}
+	return files, nil
+}
+
+// seedRun is one seed's epoch log with its sources and true ratios.
+type seedRun struct {
+	sources []string
+	hist    []method.EpochLog
+	truth   [][]float64
+}
+
+// histories reads the epoch logs of a row's runs.
+func histories(row *experiment.Row) ([]seedRun, error) {
+	var out []seedRun
+	for _, r := range row.Runs() {
+		h, err := experiment.ReadHistory(r.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(h) > 0 {
+			out = append(out, seedRun{sources: r.Record.Identity.Sources, hist: h, truth: r.Result.TrueAlpha})
+		}
+	}
+	return out, nil
+}
+
+// band is one series over the epochs: the mean over the seeds and the
+// lowest and highest seed; or, reference set, a dashed constant line at
+// value over the epochs of mean.
+type band struct {
+	name         string
+	mean, lo, hi []float64
+	col          color.RGBA
+	reference    bool
+	value        float64
+}
+
+// seriesOf returns the band of value(run, epoch) over the runs' common
+// epochs; ok false when a run lacks the value.
+func seriesOf(runs []seedRun, value func(r seedRun, e int) (float64, bool)) (b band, ok bool) {
+	n := len(runs[0].hist)
+	for _, r := range runs {
+		n = min(n, len(r.hist))
+	}
+	for e := range n {
+		var vs []float64
+		for _, r := range runs {
+			v, ok := value(r, e)
+			if !ok {
+				return b, false
+			}
+			vs = append(vs, v)
+		}
+		var s float64
+		for _, v := range vs {
+			s += v
+		}
+		b.mean = append(b.mean, s/float64(len(vs)))
+		b.lo = append(b.lo, slices.Min(vs))
+		b.hi = append(b.hi, slices.Max(vs))
+	}
+	return b, n > 0
+}
+
+func accuracyPlot(name, title string, runs []seedRun) error {
+	b, ok := seriesOf(runs, func(r seedRun, e int) (float64, bool) { return r.hist[e].Accuracy, true })
+	if !ok {
+		return nil
+	}
+	b.col = palette[0]
+	p := newPlot("", "epoch", "target accuracy (%)")
+	if _, err := addBands(p, []band{b}); err != nil {
+		return err
+	}
+	return save(name, fmt.Sprintf("%s\ntarget accuracy, mean and range over %d seeds", title, len(runs)), []*plot.Plot{p}, nil)
+}
+
+func lambdaPlot(name, title string, runs []seedRun) error {
+	var bands []band
+	for t, src := range runs[0].sources {
+		b, ok := seriesOf(runs, func(r seedRun, e int) (float64, bool) {
+			if t >= len(r.hist[e].Lambda) {
+				return 0, false
+			}
+			return r.hist[e].Lambda[t], true
+		})
+		if ok {
+			b.name, b.col = src, palette[t%len(palette)]
+			bands = append(bands, b)
+		}
+	}
+	p := newPlot("", "epoch", "lambda (source weight)")
+	legend, err := addBands(p, bands)
+	if err != nil {
+		return err
+	}
+	return save(name, fmt.Sprintf("%s\nlambda per source, mean and range over %d seeds", title, len(runs)), []*plot.Plot{p}, legend)
+}
+
+// alphaPlot draws a panel per source: the ratio of each class over the
+// epochs with the true ratio as a dashed line of its colour, or, with more
+// classes than colours, the source's mean absolute error against the true
+// ratios. One legend, beside the panels, names the classes.
+func alphaPlot(name, title string, runs []seedRun) error {
+	if len(runs[0].sources) == 0 {
+		return nil
+	}
+	var plots []*plot.Plot
+	var legend []legendEntry
+	for t, src := range runs[0].sources {
+		K := 0
+		if len(runs[0].hist[0].Alpha) > t {
+			K = len(runs[0].hist[0].Alpha[t])
+		}
+		p := newPlot("source "+src, "epoch", "alpha(y) = T(y) / S(y)")
+		var bands []band
+		if K <= maxClasses {
+			for k := range K {
+				b, ok := seriesOf(runs, func(r seedRun, e int) (float64, bool) {
+					if t >= len(r.hist[e].Alpha) || k >= len(r.hist[e].Alpha[t]) {
+						return 0, false
+					}
+					return r.hist[e].Alpha[t][k], true
+				})
+				if !ok {
+					continue
+				}
+				b.name, b.col = fmt.Sprintf("class %d", k), palette[k]
+				bands = append(bands, b)
+				if truth, ok := meanTruth(runs, t, k); ok {
+					bands = append(bands, band{name: fmt.Sprintf("class %d, true", k), col: palette[k], reference: true, value: truth, mean: b.mean})
+				}
+			}
+		} else {
+			p.Y.Label.Text = "mean |alpha - true ratio|"
+			b, ok := seriesOf(runs, func(r seedRun, e int) (float64, bool) {
+				if t >= len(r.hist[e].AlphaError) {
+					return 0, false
+				}
+				return r.hist[e].AlphaError[t], true
+			})
+			if ok {
+				b.name, b.col = "error", palette[0]
+				bands = append(bands, b)
+			}
+		}
+		entries, err := addBands(p, bands)
+		if err != nil {
+			return err
+		}
+		if t == 0 {
+			legend = entries
+		}
+		plots = append(plots, p)
+	}
+	return save(name, fmt.Sprintf("%s\nalpha per source (dashed: the true ratios), mean and range over %d seeds", title, len(runs)), plots, legend)
+}
+
+// meanTruth returns the true ratio of class k of source t, averaged over the
+// runs (each seed draws its own samples).
+func meanTruth(runs []seedRun, t, k int) (float64, bool) {
+	var s float64
+	for _, r := range runs {
+		if t >= len(r.truth) || k >= len(r.truth[t]) {
+			return 0, false
+		}
+		s += r.truth[t][k]
+	}
+	return s / float64(len(runs)), true
+}
+
+// newPlot returns a plot with whole-epoch ticks on x and round ticks on y.
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.X.Tick.Marker = plot.TickerFunc(epochTicks)
+	p.Y.Tick.Marker = plot.TickerFunc(roundTicks)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// addBands draws each band's range as a light polygon and its mean as a
+// line, and returns a legend entry per named band.
+func addBands(p *plot.Plot, bands []band) ([]legendEntry, error) {
+	var legend []legendEntry
+	for _, b := range bands {
+		n := len(b.mean)
+		if n == 0 {
+			continue
+		}
+		if b.reference {
+			xy := plotter.XYs{{X: 1, Y: b.value}, {X: float64(max(n, 2)), Y: b.value}}
+			l, err := plotter.NewLine(xy)
+			if err != nil {
+				return nil, err
+			}
+			l.Color, l.Width, l.Dashes = b.col, vg.Points(1), []vg.Length{vg.Points(4), vg.Points(3)}
+			p.Add(l)
+			if b.name != "" {
+				legend = append(legend, legendEntry{b.name, l})
+			}
+			continue
+		}
+		if n > 1 && !slices.Equal(b.lo, b.hi) {
+			poly := make(plotter.XYs, 0, 2*n)
+			for e := range n {
+				poly = append(poly, plotter.XY{X: float64(e + 1), Y: b.lo[e]})
+			}
+			for e := n - 1; e >= 0; e-- {
+				poly = append(poly, plotter.XY{X: float64(e + 1), Y: b.hi[e]})
+			}
+			pg, err := plotter.NewPolygon(poly)
+			if err != nil {
+				return nil, err
+			}
+			pg.Color = color.NRGBA{R: b.col.R, G: b.col.G, B: b.col.B, A: 0x40}
+			pg.LineStyle.Width = 0
+			p.Add(pg)
+		}
+		xy := make(plotter.XYs, n)
+		for e := range n {
+			xy[e] = plotter.XY{X: float64(e + 1), Y: b.mean[e]}
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Width = b.col, vg.Points(1.5)
+		p.Add(l)
+		if b.name != "" {
+			legend = append(legend, legendEntry{b.name, l})
+		}
+	}
+	return legend, nil
+}
+
+// legendEntry is a named series and the line that draws it.
+type legendEntry struct {
+	name  string
+	thumb plot.Thumbnailer
+}
+
+// save draws the plots side by side under the title, with the legend
+// entries in a column of their own at the right, and writes them as SVG to
+// name.
+func save(name, title string, plots []*plot.Plot, legend []legendEntry) error {
+	const panelW, panelH, titleH, legendW = 11 * vg.Centimeter, 10 * vg.Centimeter, 1.6 * vg.Centimeter, 4.5 * vg.Centimeter
+	w := vg.Length(len(plots)) * panelW
+	if len(legend) > 0 {
+		w += legendW
+	}
+	c := vgsvg.New(w, panelH+titleH)
+	dc := draw.New(c)
+	head := plot.New()
+	head.Title.Text = title
+	head.HideAxes()
+	head.Draw(draw.Crop(dc, 0, 0, panelH, 0))
+	area := draw.Crop(dc, 0, 0, 0, -titleH)
+	if len(legend) > 0 {
+		key := plot.New()
+		key.HideAxes()
+		key.Legend.Top, key.Legend.Left = true, true
+		for _, e := range legend {
+			key.Legend.Add(e.name, e.thumb)
+		}
+		key.Draw(draw.Crop(area, w-legendW, 0, 0, 0))
+		area = draw.Crop(area, 0, -legendW, 0, 0)
+	}
+	canvases := plot.Align([][]*plot.Plot{plots}, draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Centimeter / 2, PadRight: vg.Centimeter / 4}, area)
+	for i, p := range plots {
+		p.Draw(canvases[0][i])
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// roundTicks returns major ticks at whole multiples of a round step (1, 2,
+// 2.5 or 5 times a power of ten) within [lo, hi], about five of them, each
+// labelled with the digits the step needs.
+func roundTicks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 6, 64)}}
+	}
+	step := roundStep((hi - lo) / 5)
+	digits := max(0, -int(math.Floor(math.Log10(step)+1e-9)))
+	if m := step / math.Pow10(-digits); math.Abs(m-math.Round(m)) > 1e-9 {
+		digits++ // 2.5 x 10^k needs one digit more
+	}
+	var ticks []plot.Tick
+	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
+		v := i*step + 0 // not -0
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', digits, 64)})
+	}
+	return ticks
+}
+
+// roundStep returns the least of 1, 2, 2.5, 5 times a power of ten that is
+// at least x.
+func roundStep(x float64) float64 {
+	p := math.Pow10(int(math.Floor(math.Log10(x))))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= x*(1-1e-12) {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// epochTicks returns major ticks at whole epochs, 1, 2 or 5 times a power
+// of ten apart, at most seven of them, each epoch labelled once.
+func epochTicks(lo, hi float64) []plot.Tick {
+	step := niceStep(math.Max(hi-lo, 1))
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi+1e-9; v += step {
+		if v >= 1 || lo < 1 {
+			ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprint(int(math.Round(v)))})
+		}
+	}
+	return ticks
+}
+
+// niceStep returns the least of 1, 2, 5, 10, 20, 50, ... that splits span
+// into at most six steps.
+func niceStep(span float64) float64 {
+	for p := 1.0; ; p *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			if m*p*6 >= span {
+				return m * p
+			}
+		}
+	}
+}
+
+// fileSafe returns s with every character other than a letter, digit, dot
+// or minus replaced by '_', for a file name.
+func fileSafe(s string) string {
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '-':
+			return c
+		}
+		return '_'
+	}, s)
+}

@@ -1,0 +1,340 @@
+package figures
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/wadn-go/wadn/internal/settings"
+	"github.com/wadn-go/wadn/wadn/experiment"
+	"github.com/wadn-go/wadn/wadn/method"
+)
+
+// svgText is a text element of an SVG file: where it is, its size and what
+// it says.
+type svgText struct {
+	x, y float64
+	size string
+	text string
+}
+
+// readTexts returns the text elements of the SVG file at path.
+func readTexts(t *testing.T, path string) []svgText {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := xml.NewDecoder(f)
+	var out []svgText
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok || se.Name.Local != "text" {
+			continue
+		}
+		var e struct {
+			X     float64 `xml:"x,attr"`
+			Y     float64 `xml:"y,attr"`
+			Style string  `xml:"style,attr"`
+			Body  string  `xml:",chardata"`
+		}
+		if err := dec.DecodeElement(&e, &se); err != nil {
+			t.Fatal(err)
+		}
+		size := ""
+		for _, kv := range strings.Split(e.Style, ";") {
+			if v, ok := strings.CutPrefix(kv, "font-size:"); ok {
+				size = v
+			}
+		}
+		out = append(out, svgText{e.X, e.Y, size, e.Body})
+	}
+	return out
+}
+
+// checkTicks checks the tick labels of the plots in an SVG file (its 10px
+// texts): along each axis they are whole multiples of one round step (1, 2,
+// 2.5 or 5 times a power of ten), each at the position its value gives (the
+// positions affine in the values), and there are at least two.
+func checkTicks(t *testing.T, path string) {
+	t.Helper()
+	name := filepath.Base(path)
+	byY := map[float64][]svgText{}
+	for _, e := range readTexts(t, path) {
+		if e.size != "10px" {
+			continue
+		}
+		if _, err := strconv.ParseFloat(e.text, 64); err != nil {
+			t.Errorf("%s: tick label %q is not a number", name, e.text)
+			continue
+		}
+		byY[e.y] = append(byY[e.y], e)
+	}
+	var xAxes [][]svgText // a row of x labels holds every panel's: split where the values start again
+	var yLabels []svgText
+	for _, row := range byY {
+		if len(row) == 1 {
+			yLabels = append(yLabels, row[0])
+			continue
+		}
+		slices.SortFunc(row, func(a, b svgText) int { return cmpFloat(a.x, b.x) })
+		start := 0
+		for i := 1; i <= len(row); i++ {
+			if i == len(row) || value(row[i]) <= value(row[i-1]) {
+				xAxes = append(xAxes, row[start:i])
+				start = i
+			}
+		}
+	}
+	// The y labels of one panel lie within a few points of each other in x.
+	slices.SortFunc(yLabels, func(a, b svgText) int { return cmpFloat(a.x, b.x) })
+	var yAxes [][]svgText
+	for i, e := range yLabels {
+		if i == 0 || e.x-yLabels[i-1].x > 40 {
+			yAxes = append(yAxes, nil)
+		}
+		yAxes[len(yAxes)-1] = append(yAxes[len(yAxes)-1], e)
+	}
+	if len(xAxes) == 0 || len(yAxes) == 0 {
+		t.Fatalf("%s: %d x axes and %d y axes of tick labels", name, len(xAxes), len(yAxes))
+	}
+	check := func(kind string, labels []svgText, pos func(svgText) float64) {
+		if len(labels) < 2 {
+			t.Errorf("%s: a %s axis with %d tick labels", name, kind, len(labels))
+			return
+		}
+		slices.SortFunc(labels, func(a, b svgText) int { return cmpFloat(pos(a), pos(b)) })
+		step := value(labels[1]) - value(labels[0])
+		mant := step / math.Pow10(int(math.Floor(math.Log10(step))))
+		round := false
+		for _, m := range []float64{1, 2, 2.5, 5} {
+			round = round || math.Abs(mant-m) < 1e-6
+		}
+		if !(step > 0) || !round {
+			t.Errorf("%s: %s ticks step %v, not a round step", name, kind, step)
+		}
+		d0 := pos(labels[1]) - pos(labels[0])
+		for i, l := range labels {
+			if k := value(l) / step; math.Abs(k-math.Round(k)) > 1e-6 {
+				t.Errorf("%s: %s tick %s is not a multiple of the step %v", name, kind, l.text, step)
+			}
+			// Value and position move together: the label is where its value is.
+			if i > 0 {
+				want := pos(labels[0]) + d0*(value(l)-value(labels[0]))/step
+				if math.Abs(pos(l)-want) > 1 {
+					t.Errorf("%s: %s tick %s at %.2f, its value puts it at %.2f", name, kind, l.text, pos(l), want)
+				}
+			}
+		}
+	}
+	// An x label is centred on its tick: its middle, not its start, is the
+	// position (the figures of a 10px label are about 5 points wide).
+	for _, a := range xAxes {
+		check("x", a, func(e svgText) float64 { return e.x + 2.5*float64(len(e.text)) })
+	}
+	for _, a := range yAxes {
+		check("y", a, func(e svgText) float64 { return -e.y })
+	}
+}
+
+func value(e svgText) float64 {
+	v, _ := strconv.ParseFloat(e.text, 64)
+	return v
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// fakeRow writes three seeds of a run with 3 sources of 10 classes over 12
+// epochs, alpha moving towards the true ratios, and returns the report.
+func fakeRow(t *testing.T) *experiment.Report {
+	t.Helper()
+	dir := t.TempDir()
+	p := &experiment.Plan{}
+	for k, v := range map[string]string{"dataset": "digits", "target": "usps", "epochs": "12", "seeds": "0,1,2"} {
+		if err := p.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	specs, err := p.Specs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		truth := make([][]float64, 3)
+		for src := range truth {
+			truth[src] = make([]float64, 10)
+			for k := range 10 {
+				truth[src][k] = 0.6 + 0.1*float64(k%5) + 0.05*float64(src)
+			}
+		}
+		if err := fakeRun(dir, s, 91.5+float64(s.Seed), truth, func(e int) method.EpochLog {
+			l := method.EpochLog{Epoch: e, Accuracy: 60 + 2.5*float64(e) + float64(s.Seed), Lambda: []float64{0.2, 0.3, 0.5}}
+			for src := range 3 {
+				a := make([]float64, 10)
+				for k := range a {
+					a[k] = 1 + (truth[src][k]-1)*float64(e)/12 + 0.01*float64(s.Seed)
+				}
+				l.Alpha = append(l.Alpha, a)
+			}
+			return l
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := experiment.Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestFigures draws a Digits row (three sources of ten classes) and checks
+// every file: ticks at round values and where their values fall, and every
+// series in the legend.
+func TestFigures(t *testing.T) {
+	rep := fakeRow(t)
+	out := t.TempDir()
+	if d := os.Getenv("FIGURES_OUT"); d != "" {
+		out = d // to look at them
+	}
+	files, err := Write(out, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 3 {
+		t.Fatalf("files %v, want accuracy, lambda and alpha", files)
+	}
+	for _, f := range files {
+		checkTicks(t, f)
+		b, _ := os.ReadFile(f)
+		if !strings.Contains(string(b), "3 seeds") {
+			t.Errorf("%s does not say it is over 3 seeds", filepath.Base(f))
+		}
+	}
+	legend := func(path string) []string {
+		var out []string
+		for _, e := range readTexts(t, path) {
+			if e.size == "12px" {
+				out = append(out, e.text)
+			}
+		}
+		return out
+	}
+	alpha := legend(files[2])
+	for k := range 10 {
+		for _, name := range []string{fmt.Sprintf("class %d", k), fmt.Sprintf("class %d, true", k)} {
+			if !slices.Contains(alpha, name) {
+				t.Errorf("the alpha legend lacks %q: %q", name, alpha)
+			}
+		}
+	}
+	for _, src := range []string{"source mnist", "source mnist_m", "source synthgen"} {
+		if !slices.Contains(alpha, src) {
+			t.Errorf("the alpha plot has no panel %q: %q", src, alpha)
+		}
+	}
+	lambda := legend(files[1])
+	for _, src := range []string{"mnist", "mnist_m", "synthgen"} {
+		if !slices.Contains(lambda, src) {
+			t.Errorf("the lambda legend lacks %q: %q", src, lambda)
+		}
+	}
+}
+
+func TestRoundTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   []string
+	}{
+		{0, 1, []string{"0.0", "0.2", "0.4", "0.6", "0.8", "1.0"}},
+		{0.33311, 0.3342, []string{"0.33325", "0.33350", "0.33375", "0.33400"}},
+		{0.7, 1.53, []string{"0.8", "1.0", "1.2", "1.4"}},
+		{0, 2.4, []string{"0.0", "0.5", "1.0", "1.5", "2.0"}},
+		{0.3, 1.5, []string{"0.50", "0.75", "1.00", "1.25", "1.50"}},
+		{0.3, 1.6, []string{"0.5", "1.0", "1.5"}},
+		{58, 92, []string{"60", "70", "80", "90"}},
+		{-3, 7, []string{"-2", "0", "2", "4", "6"}},
+	} {
+		var got []string
+		for _, tk := range roundTicks(tc.lo, tc.hi) {
+			got = append(got, tk.Label)
+			if v, _ := strconv.ParseFloat(tk.Label, 64); math.Abs(v-tk.Value) > 1e-12 {
+				t.Errorf("[%v, %v]: tick at %v labelled %q", tc.lo, tc.hi, tk.Value, tk.Label)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("roundTicks(%v, %v) = %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		lo, hi float64
+		want   []string
+	}{{1, 2, []string{"1", "2"}}, {1, 12, []string{"2", "4", "6", "8", "10", "12"}}, {1, 60, []string{"10", "20", "30", "40", "50", "60"}}} {
+		var got []string
+		for _, tk := range epochTicks(tc.lo, tc.hi) {
+			got = append(got, tk.Label)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("epochTicks(%v, %v) = %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
+
+// fakeRun writes a finished run of s under dir without training: its
+// record, a result of accuracy acc with the true ratios truth, and an epoch
+// log of s's epochs made by line.
+func fakeRun(dir string, s *experiment.Spec, acc float64, truth [][]float64, line func(epoch int) method.EpochLog) error {
+	id := &experiment.Identity{Dataset: s.Dataset.Name, Target: s.Target, Scenario: s.Scenario.String(), Method: s.Method.Name,
+		Seed: s.Seed, Settings: settings.Map(s.Fields()), Data: map[string]string{"usps": "x"}}
+	for _, d := range s.Dataset.Loaded {
+		if d != s.Target {
+			id.Sources = append(id.Sources, d)
+		}
+	}
+	run := filepath.Join(dir, id.Name())
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		return err
+	}
+	files := map[string]any{
+		experiment.RunFile:    &experiment.Record{Version: experiment.RecordVersion, Key: id.Key(), Identity: id},
+		experiment.ResultFile: &experiment.RunResult{Accuracy: acc, TrueAlpha: truth},
+	}
+	for name, v := range files {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(run, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	var log []byte
+	for e := 1; e <= s.Train.Epochs; e++ {
+		b, err := json.Marshal(line(e))
+		if err != nil {
+			return err
+		}
+		log = append(append(log, b...), '\n')
+	}
+	return os.WriteFile(filepath.Join(run, "epochs.jsonl"), log, 0o644)
+}
