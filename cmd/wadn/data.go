@@ -132,10 +132,25 @@ func runDataLs(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "wadn data ls: %s: %s\n", en.Source, en.Error)
 		}
 	}
+	if *dir != "" && !fromDataDir(entries) {
+		fmt.Fprintf(e.stderr, "wadn data ls: %s holds no data set (looked for %s); only the embedded Amazon copy is listed\n",
+			*dir, strings.Join(data.Sought(), ", "))
+	}
 	if failed > 0 {
 		return &exitError{1}
 	}
 	return nil
+}
+
+// fromDataDir reports whether some entry was read from the data directory
+// rather than from the embedded copy.
+func fromDataDir(entries []data.Entry) bool {
+	for _, en := range entries {
+		if en.Source != "embedded" {
+			return true
+		}
+	}
+	return false
 }
 
 // joinInts formats a histogram for the table: every count for up to ten
