@@ -60,29 +60,39 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// oneArgument parses args as parseInterspersed does and returns the one
+// positional argument, what, or errUsage after saying what was wanted.
+func oneArgument(fs *flag.FlagSet, args []string, e *env, what string) (string, error) {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(e.stderr, "%s: want one %s, got %d arguments\n", fs.Name(), what, len(pos))
+		return "", errUsage
+	}
+	return pos[0], nil
+}
+
 func runExport(ctx context.Context, e *env, args []string) error {
 	c := commands["export"]
 	fs := newFlagSet(c, e)
 	format := fs.String("format", "safetensors", "output format (safetensors is the only one)")
 	out := fs.String("out", "", "output file (default PATH/"+exportFile+" for a run directory, the checkpoint's name with .safetensors for a file)")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := oneArgument(fs, args, e, "PATH (a run directory or a checkpoint file)")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		fmt.Fprintf(e.stderr, "wadn export: want one PATH (a run directory or a checkpoint file), got %d arguments\n", len(pos))
-		return errUsage
 	}
 	if *format != "safetensors" {
 		fmt.Fprintf(e.stderr, "wadn export: --format %q: the only format is safetensors\n", *format)
 		return errUsage
 	}
-	ckpt, err := checkpointPath(pos[0])
+	ckpt, err := checkpointPath(pos)
 	if err != nil {
 		return err
 	}
 	if *out == "" {
-		*out = defaultExportPath(pos[0], ckpt)
+		*out = defaultExportPath(pos, ckpt)
 	}
 	f, err := checkpoint.Load(ckpt)
 	if err != nil {

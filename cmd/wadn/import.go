@@ -28,15 +28,10 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	flags := newFlagSet(c, e)
 	out := flags.String("out", "", "checkpoint to write (default FILE with the extension .wadn)")
 	force := flags.Bool("force", false, "replace an existing output file")
-	pos, err := parseInterspersed(flags, args)
+	in, err := oneArgument(flags, args, e, "FILE (safetensors)")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		fmt.Fprintf(e.stderr, "wadn import: want one FILE (safetensors), got %d arguments\n", len(pos))
-		return errUsage
-	}
-	in := pos[0]
 	if *out == "" {
 		*out = strings.TrimSuffix(in, filepath.Ext(in)) + ".wadn"
 	}

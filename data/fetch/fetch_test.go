@@ -90,6 +90,18 @@ func TestFetchResumeTamper(t *testing.T) {
 	tampered[30000] ^= 1
 	srv := newServer(t, map[string][]byte{"/good/a.bin": good, "/bad/a.bin": tampered})
 	ctx := context.Background()
+	// fetchGood gets a.bin from urls into a new directory and checks that
+	// it arrived intact.
+	fetchGood := func(t *testing.T, opt Options, urls ...string) {
+		t.Helper()
+		dir := t.TempDir()
+		if err := Get(ctx, dir, Dataset{Name: "x", Files: []File{fileOf("a.bin", good, urls...)}}, opt); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "a.bin")); !bytes.Equal(got, good) {
+			t.Fatal("the fetched file differs")
+		}
+	}
 
 	t.Run("fetch", func(t *testing.T) {
 		dir := t.TempDir()
@@ -116,17 +128,10 @@ func TestFetchResumeTamper(t *testing.T) {
 	})
 
 	t.Run("resume in the same call", func(t *testing.T) {
-		dir := t.TempDir()
 		srv.mu.Lock()
 		srv.cut["/good/a.bin"], srv.ranges = 1, nil
 		srv.mu.Unlock()
-		d := Dataset{Name: "x", Files: []File{fileOf("a.bin", good, srv.URL+"/good/a.bin")}}
-		if err := Get(ctx, dir, d, Options{}); err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := os.ReadFile(filepath.Join(dir, "a.bin")); !bytes.Equal(got, good) {
-			t.Fatal("resumed file differs")
-		}
+		fetchGood(t, Options{}, srv.URL+"/good/a.bin")
 		if len(srv.ranges) != 2 || srv.ranges[0] != "" || srv.ranges[1] != "bytes=1000-" {
 			t.Errorf("Range headers %q, want none then bytes=1000-", srv.ranges)
 		}
@@ -160,18 +165,11 @@ func TestFetchResumeTamper(t *testing.T) {
 	})
 
 	t.Run("server without ranges", func(t *testing.T) {
-		dir := t.TempDir()
 		srv.mu.Lock()
 		srv.cut["/good/a.bin"], srv.noRange = 1, true
 		srv.mu.Unlock()
 		defer func() { srv.noRange = false }()
-		d := Dataset{Name: "x", Files: []File{fileOf("a.bin", good, srv.URL+"/good/a.bin")}}
-		if err := Get(ctx, dir, d, Options{}); err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := os.ReadFile(filepath.Join(dir, "a.bin")); !bytes.Equal(got, good) {
-			t.Fatal("file restarted from 0 differs")
-		}
+		fetchGood(t, Options{}, srv.URL+"/good/a.bin")
 	})
 
 	t.Run("tampered refused", func(t *testing.T) {
@@ -189,28 +187,17 @@ func TestFetchResumeTamper(t *testing.T) {
 	})
 
 	t.Run("next mirror", func(t *testing.T) {
-		dir := t.TempDir()
-		d := Dataset{Name: "x", Files: []File{fileOf("a.bin", good, srv.URL+"/missing/a.bin", srv.URL+"/bad/a.bin", srv.URL+"/good/a.bin")}}
-		if err := Get(ctx, dir, d, Options{}); err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := os.ReadFile(filepath.Join(dir, "a.bin")); !bytes.Equal(got, good) {
-			t.Fatal("file from the third mirror differs")
-		}
+		fetchGood(t, Options{}, srv.URL+"/missing/a.bin", srv.URL+"/bad/a.bin", srv.URL+"/good/a.bin")
 	})
 
 	t.Run("mirror option first", func(t *testing.T) {
-		dir := t.TempDir()
-		d := Dataset{Name: "x", Files: []File{fileOf("a.bin", good, "http://127.0.0.1:1/unreachable")}}
-		if err := Get(ctx, dir, d, Options{Mirrors: []string{srv.URL + "/good/"}}); err != nil {
-			t.Fatal(err)
-		}
+		fetchGood(t, Options{Mirrors: []string{srv.URL + "/good/"}}, "http://127.0.0.1:1/unreachable")
 		// With MirrorsOnly a failing mirror is not followed by the file's
 		// own URLs (here a good one on the same server).
 		srv.mu.Lock()
 		srv.ranges = nil
 		srv.mu.Unlock()
-		d = Dataset{Name: "x", Files: []File{fileOf("a.bin", good, srv.URL+"/good/a.bin")}}
+		d := Dataset{Name: "x", Files: []File{fileOf("a.bin", good, srv.URL+"/good/a.bin")}}
 		err := Get(ctx, t.TempDir(), d, Options{Mirrors: []string{srv.URL + "/missing/"}, MirrorsOnly: true})
 		if err == nil || len(srv.ranges) != 1 {
 			t.Errorf("MirrorsOnly: %v after %d requests; want a failure after the mirror's one", err, len(srv.ranges))
