@@ -10,7 +10,8 @@
 // removed and the next mirror tried, and no unverified byte ever reaches the
 // destination. Archives are then unpacked into the data directory. The
 // SHA-256 of every file placed is recorded in the SHA256SUMS of its folder,
-// which package data checks at every load.
+// which package data checks at every load; a file found in place and
+// verified is left as it is, its folder unwritten.
 package fetch
 
 import (
@@ -113,7 +114,7 @@ func getFile(ctx context.Context, dir string, f File, opt Options) error {
 	dest := filepath.Join(dir, filepath.FromSlash(f.Path))
 	if err := verify(dest, f); err == nil {
 		report(opt.Progress, "%s: already in place, verified\n", f.Path)
-		return recordSum(dest)
+		return nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("fetch: %s exists but %v; remove it to fetch it again", dest, err)
 	}
