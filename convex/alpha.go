@@ -53,6 +53,12 @@ func (q *AlphaProblem) Validate() error {
 	if k == 0 {
 		return fmt.Errorf("convex: alpha: C[0] is empty")
 	}
+	if err := checkSize("alpha", "C[0] (the classes)", k); err != nil {
+		return err
+	}
+	if err := checkSize("alpha", "C (the rows)", len(q.C)); err != nil {
+		return err
+	}
 	colZero := make([]bool, k)
 	for j := range colZero {
 		colZero[j] = true

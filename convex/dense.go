@@ -43,18 +43,70 @@ func gram(h, b []float64, n, m int) {
 	kernel.Gemm(false, true, n, n, m, 1, b, m, b, m, 0, h, n)
 }
 
-// cholesky overwrites the lower triangle of a (n×n) with L such that
-// A = L·Lᵀ (the Cholesky–Banachiewicz order: each entry is a dot product of
-// two contiguous row prefixes). Rows are computed two at a time so that
-// every earlier row is loaded once for both. It reports false, leaving a
-// partly overwritten, when A is not numerically positive definite.
+// blockMin is the order from which cholesky works by blocks of blockSize
+// rows, so that most of its arithmetic is the matrix product of package
+// kernel; below it the row-by-row form is faster.
+const (
+	blockMin  = 256
+	blockSize = 64
+)
+
+// cholesky overwrites the lower triangle of a (n×n, row-major) with L such
+// that A = L·Lᵀ and reports false, leaving a partly overwritten, when A is
+// not numerically positive definite. Only the lower triangle is read; from
+// order blockMin on the upper triangle is overwritten too (callers never
+// read it).
+//
+// The blocked form is the right-looking algorithm: factor a diagonal block
+// by rows (cholRows), solve the panel below it against that factor, then
+// subtract the panel's outer product from the trailing lower triangle, one
+// strip of rows at a time, with kernel.Gemm.
 func cholesky(a []float64, n int) bool {
+	if n < blockMin {
+		return cholRows(a, n, n)
+	}
+	for k := 0; k < n; k += blockSize {
+		kb := min(blockSize, n-k)
+		if !cholRows(a[k*n+k:], kb, n) {
+			return false
+		}
+		// Panel rows r > k+kb: x := x·L_kk⁻ᵀ, by forward substitution.
+		for r := k + kb; r < n; r++ {
+			x := a[r*n+k : r*n+k+kb]
+			for j := range kb {
+				lj := a[(k+j)*n+k : (k+j)*n+k+j+1]
+				x[j] = (x[j] - dot(lj[:j], x)) / lj[j]
+			}
+		}
+		m := n - k - kb
+		if m == 0 {
+			break
+		}
+		p := a[(k+kb)*n+k:]      // m×kb panel, stride n
+		c := a[(k+kb)*n+(k+kb):] // m×m trailing matrix, stride n
+		for i0 := 0; i0 < m; i0 += blockSize {
+			i1 := min(i0+blockSize, m)
+			// Rows i0..i1 of C, columns 0..i1: the lower triangle and
+			// the part of the upper one within the strip's diagonal block.
+			kernel.Gemm(false, true, i1-i0, i1, kb, -1, p[i0*n:], n, p, n, 1, c[i0*n:], n)
+		}
+	}
+	return true
+}
+
+// cholRows overwrites the lower triangle of the n×n matrix at a, with row
+// stride lda, with L such that A = L·Lᵀ (the Cholesky–Banachiewicz order:
+// each entry is a dot product of two contiguous row prefixes). Rows are
+// computed two at a time so that every earlier row is loaded once for
+// both. It reports false, leaving a partly overwritten, when A is not
+// numerically positive definite.
+func cholRows(a []float64, n, lda int) bool {
 	i := 0
 	for ; i+2 <= n; i += 2 {
-		r0 := a[i*n : i*n+i+1]
-		r1 := a[(i+1)*n : (i+1)*n+i+2]
+		r0 := a[i*lda : i*lda+i+1]
+		r1 := a[(i+1)*lda : (i+1)*lda+i+2]
 		for j := 0; j < i; j++ {
-			rj := a[j*n : j*n+j+1]
+			rj := a[j*lda : j*lda+j+1]
 			d := rj[j]
 			x0, x1, xj := r0[:j], r1[:j], rj[:j]
 			var s0, s1, t0, t1 float64
@@ -86,9 +138,9 @@ func cholesky(a []float64, n int) bool {
 		r1[i+1] = math.Sqrt(d1)
 	}
 	if i < n {
-		ri := a[i*n : i*n+i+1]
+		ri := a[i*lda : i*lda+i+1]
 		for j := 0; j < i; j++ {
-			rj := a[j*n : j*n+j+1]
+			rj := a[j*lda : j*lda+j+1]
 			ri[j] = (ri[j] - dot(ri[:j], rj)) / rj[j]
 		}
 		d := ri[i] - dot(ri[:i], ri)

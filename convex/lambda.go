@@ -27,6 +27,9 @@ func (q *LambdaProblem) Validate() error {
 	if t == 0 {
 		return fmt.Errorf("convex: lambda: a is empty")
 	}
+	if err := checkSize("lambda", "a", t); err != nil {
+		return err
+	}
 	if len(q.W) != t {
 		return fmt.Errorf("convex: lambda: w has %d entries, want %d (the length of a)", len(q.W), t)
 	}

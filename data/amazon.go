@@ -34,22 +34,36 @@ const AmazonNPZ = "formats/amazon.npz"
 
 // LoadAmazon returns the four Amazon domains, in the order of AmazonDomains.
 // With dir == "" it decodes the copy embedded in the binary; otherwise it
-// reads the svmlight files under dir/amazon.
+// reads the svmlight files under dir/amazon and refuses files that differ
+// from the published data set (see [LoadOptions]).
 func LoadAmazon(dir string) ([]Domain, error) {
+	return LoadAmazonWith(dir, LoadOptions{})
+}
+
+// LoadAmazonWith is LoadAmazon with the integrity checks set by opt.
+func LoadAmazonWith(dir string, opt LoadOptions) ([]Domain, error) {
 	if dir == "" {
 		return LoadAmazonEmbedded()
 	}
-	return LoadAmazonSVMLight(filepath.Join(dir, AmazonDir))
+	return loadAmazonSVMLight(filepath.Join(dir, AmazonDir), opt)
 }
 
 // LoadAmazonSVMLight reads the domains from <domain>_train.svmlight and
-// <domain>_test.svmlight in folder. The four domains are read concurrently.
+// <domain>_test.svmlight in folder, checking the rows of every file and
+// the SHA256SUMS lists of folder and of the folder above it. The eight
+// files are read concurrently.
 func LoadAmazonSVMLight(folder string) ([]Domain, error) {
+	return loadAmazonSVMLight(folder, LoadOptions{})
+}
+
+func loadAmazonSVMLight(folder string, opt LoadOptions) ([]Domain, error) {
 	out := make([]Domain, len(AmazonDomains))
-	errs := make([]error, len(AmazonDomains)*2)
+	errs := make([]error, len(AmazonDomains)*3)
 	done := make(chan struct{})
+	checks := make([]*checker, len(AmazonDomains))
 	for i, name := range AmazonDomains {
 		out[i] = Domain{Dataset: "amazon", Name: name}
+		checks[i] = newChecker(opt)
 		for j, part := range []string{"train", "test"} {
 			go func() {
 				defer func() { done <- struct{}{} }()
@@ -57,17 +71,31 @@ func LoadAmazonSVMLight(folder string) ([]Domain, error) {
 				if j == 1 {
 					split = &out[i].Test
 				}
-				*split, errs[2*i+j] = readAmazonSplit(filepath.Join(folder, name+"_"+part+".svmlight"))
+				path := amazonFile(folder, name, part)
+				wait := checks[i].sum(path)
+				var err error
+				*split, err = readAmazonSplit(path)
+				errs[3*i+j] = errors.Join(wait(), err)
 			}()
 		}
 	}
-	for range errs {
+	for range len(AmazonDomains) * 2 {
 		<-done
+	}
+	for i, name := range AmazonDomains {
+		if errs[3*i] == nil && errs[3*i+1] == nil {
+			errs[3*i+2] = checks[i].counts(&out[i], amazonFile(folder, name, "train"), amazonFile(folder, name, "test"))
+		}
+		checks[i].finish(&out[i])
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+func amazonFile(folder, domain, part string) string {
+	return filepath.Join(folder, domain+"_"+part+".svmlight")
 }
 
 func readAmazonSplit(path string) (Split, error) {

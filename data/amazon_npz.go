@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -17,8 +18,34 @@ const AmazonTrainRows = 2000
 // [features, samples]), the labels yy (-1/+1) and offset, the first row of
 // each domain in the order of AmazonDomains plus the total. The first
 // AmazonTrainRows rows of a domain are its train split, the rest its test
-// split.
+// split. The rows of every domain and the SHA256SUMS lists of the file's
+// folder and of the folder above it are checked as by LoadAmazon.
 func LoadAmazonNPZ(path string) ([]Domain, error) {
+	return LoadAmazonNPZWith(path, LoadOptions{})
+}
+
+// LoadAmazonNPZWith is LoadAmazonNPZ with the integrity checks set by opt.
+func LoadAmazonNPZWith(path string, opt LoadOptions) ([]Domain, error) {
+	c := newChecker(opt)
+	wait := c.sum(path)
+	ds, err := readAmazonNPZ(path)
+	if err := errors.Join(wait(), err); err != nil {
+		return nil, err
+	}
+	var errs []error
+	for i := range ds {
+		dc := newChecker(opt)
+		errs = append(errs, dc.counts(&ds[i], path, path))
+		c.finish(&ds[i])
+		dc.finish(&ds[i])
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+func readAmazonNPZ(path string) ([]Domain, error) {
 	arrs, err := npy.ReadNPZ(path)
 	if err != nil {
 		return nil, fmt.Errorf("amazon: %w", err)

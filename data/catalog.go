@@ -226,3 +226,15 @@ func listLabels(path string) ([]int, error) {
 	_, y, err := pnglist.ReadLabels(f, path)
 	return y, err
 }
+
+// Sought returns the paths, relative to a data directory, at which
+// [Catalog] looks for data sets: a directory holding none of them lists
+// only the embedded Amazon copy.
+func Sought() []string {
+	out := []string{AmazonDir + "/", AmazonNPZ, MNISTDir + "/", USPSTrain, USPSTest, MNISTMDir + "/",
+		SVHNTrain, SVHNTest, SynthTrain, SynthTest, SVHNLayout, SynthLayout}
+	for _, name := range OfficeHomeDomains {
+		out = append(out, filepath.ToSlash(filepath.Join(OfficeHomeDir, "office_home_"+name+".npz")), fmt.Sprintf(OfficeHomeLayout, name))
+	}
+	return out
+}

@@ -42,6 +42,9 @@ const (
 // DigitsOptions controls how digit images are delivered.
 type DigitsOptions struct {
 	Scale PixelScale
+	// LoadOptions set the integrity checks of the files read (the
+	// generated synthgen domain has none).
+	LoadOptions
 	// SynthgenSeed, SynthgenTrain and SynthgenTest fix the generated synthgen
 	// domain: its seed and the sizes of its splits (0 means 9000 and 2000).
 	SynthgenSeed                uint64
@@ -119,23 +122,32 @@ func LoadDigitDomains(dir string, names []string, opt DigitsOptions) ([]Domain, 
 // stands for all three channels (Dense.Grey).
 func LoadMNIST(dir string, opt DigitsOptions) (Domain, error) {
 	d := Domain{Dataset: "digits", Name: "mnist"}
+	c := newChecker(opt.LoadOptions)
 	var err error
 	folder := filepath.Join(dir, MNISTDir)
-	if d.Train, err = readMNIST(folder, mnistTrainImg, mnistTrainLab, opt); err != nil {
+	if d.Train, err = readMNIST(folder, mnistTrainImg, mnistTrainLab, opt, c); err != nil {
 		return d, err
 	}
-	d.Test, err = readMNIST(folder, mnistTestImg, mnistTestLab, opt)
+	if d.Test, err = readMNIST(folder, mnistTestImg, mnistTestLab, opt, c); err != nil {
+		return d, err
+	}
+	err = c.counts(&d, filepath.Join(folder, mnistTrainImg), filepath.Join(folder, mnistTestImg))
+	c.finish(&d)
 	return d, err
 }
 
-func readMNIST(folder, imgFile, labFile string, opt DigitsOptions) (Split, error) {
+func readMNIST(folder, imgFile, labFile string, opt DigitsOptions, c *checker) (Split, error) {
 	var img, lab *idx.Array
 	var errImg, errLab error
 	var wg sync.WaitGroup
+	waitImg, waitLab := c.sum(filepath.Join(folder, imgFile)), c.sum(filepath.Join(folder, labFile))
 	wg.Add(1)
 	go func() { defer wg.Done(); lab, errLab = idx.ReadFile(filepath.Join(folder, labFile)) }()
 	img, errImg = idx.ReadFile(filepath.Join(folder, imgFile))
 	wg.Wait()
+	if err := errors.Join(waitImg(), waitLab()); err != nil {
+		return Split{}, err
+	}
 	if err := errors.Join(errImg, errLab); err != nil {
 		return Split{}, fmt.Errorf("mnist: %w%s", err, missingHint(err, "the idx files "+mnistTrainImg+", "+mnistTrainLab+", "+mnistTestImg+", "+mnistTestLab+" in "+folder))
 	}
@@ -212,18 +224,28 @@ func missingHint(err error, want string) string {
 // grey plane stands for all three channels (Dense.Grey).
 func LoadUSPS(dir string, opt DigitsOptions) (Domain, error) {
 	d := Domain{Dataset: "digits", Name: "usps"}
+	c := newChecker(opt.LoadOptions)
 	var errs [2]error
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); d.Test, errs[1] = readUSPS(filepath.Join(dir, USPSTest), opt) }()
-	d.Train, errs[0] = readUSPS(filepath.Join(dir, USPSTrain), opt)
+	go func() { defer wg.Done(); d.Test, errs[1] = readUSPS(filepath.Join(dir, USPSTest), opt, c) }()
+	d.Train, errs[0] = readUSPS(filepath.Join(dir, USPSTrain), opt, c)
 	wg.Wait()
-	return d, errors.Join(errs[:]...)
+	if err := errors.Join(errs[:]...); err != nil {
+		return d, err
+	}
+	err := c.counts(&d, filepath.Join(dir, USPSTrain), filepath.Join(dir, USPSTest))
+	c.finish(&d)
+	return d, err
 }
 
-func readUSPS(path string, opt DigitsOptions) (Split, error) {
+func readUSPS(path string, opt DigitsOptions, c *checker) (Split, error) {
 	const side = 16
+	wait := c.sum(path)
 	s, err := svmlight.ReadFile(path, svmlight.Options{IndexBase: 1, NumCols: side * side})
+	if werr := wait(); werr != nil {
+		return Split{}, werr
+	}
 	if err != nil {
 		return Split{}, fmt.Errorf("usps: %w%s", err, missingHint(err, "the LIBSVM files "+USPSTrain+" and "+USPSTest+" of the data directory"))
 	}
@@ -268,18 +290,32 @@ func readUSPS(path string, opt DigitsOptions) (Split, error) {
 // mnist_m_{train,test}_labels.txt.
 func LoadMNISTM(dir string, opt DigitsOptions) (Domain, error) {
 	d := Domain{Dataset: "digits", Name: "mnist_m"}
+	c := newChecker(opt.LoadOptions)
 	var err error
 	folder := filepath.Join(dir, MNISTMDir)
-	if d.Train, err = readMNISTM(folder, "train", opt); err != nil {
+	if d.Train, err = readMNISTM(folder, "train", opt, c); err != nil {
 		return d, err
 	}
-	d.Test, err = readMNISTM(folder, "test", opt)
+	if d.Test, err = readMNISTM(folder, "test", opt, c); err != nil {
+		return d, err
+	}
+	err = c.counts(&d, mnistMLabels(folder, "train"), mnistMLabels(folder, "test"))
+	c.finish(&d)
 	return d, err
 }
 
-func readMNISTM(folder, part string, opt DigitsOptions) (Split, error) {
-	labels := filepath.Join(folder, "mnist_m_"+part+"_labels.txt")
+// mnistMLabels is the path of the list of MNIST-M's part ("train" or "test").
+func mnistMLabels(folder, part string) string {
+	return filepath.Join(folder, "mnist_m_"+part+"_labels.txt")
+}
+
+func readMNISTM(folder, part string, opt DigitsOptions, c *checker) (Split, error) {
+	labels := mnistMLabels(folder, part)
+	wait := c.sum(labels)
 	im, err := pnglist.ReadDir(filepath.Join(folder, "mnist_m_"+part), labels, pnglist.Options{NumClasses: DigitsClasses})
+	if werr := wait(); werr != nil {
+		return Split{}, werr
+	}
 	if err != nil {
 		return Split{}, fmt.Errorf("mnist_m: %w%s", err, missingHint(err, "mnist_m_"+part+"/*.png and "+labels))
 	}
@@ -317,15 +353,26 @@ func LoadSynth(dir string, opt DigitsOptions) (Domain, error) {
 
 func loadMatDomain(dir, name, train, test string, opt DigitsOptions) (Domain, error) {
 	d := Domain{Dataset: "digits", Name: name}
+	c := newChecker(opt.LoadOptions)
 	var errs [2]error
-	d.Train, errs[0] = ReadDigitsMat(filepath.Join(dir, train), opt)
+	read := func(file string) (Split, error) {
+		wait := c.sum(filepath.Join(dir, file))
+		s, err := ReadDigitsMat(filepath.Join(dir, file), opt)
+		if werr := wait(); werr != nil {
+			return Split{}, werr
+		}
+		return s, err
+	}
+	d.Train, errs[0] = read(train)
 	if errs[0] == nil {
-		d.Test, errs[1] = ReadDigitsMat(filepath.Join(dir, test), opt)
+		d.Test, errs[1] = read(test)
 	}
 	if err := errors.Join(errs[:]...); err != nil {
 		return d, fmt.Errorf("%s: %w%s", name, err, missingHint(err, train+" and "+test+" in the data directory"))
 	}
-	return d, nil
+	err := c.counts(&d, filepath.Join(dir, train), filepath.Join(dir, test))
+	c.finish(&d)
+	return d, err
 }
 
 // ReadDigitsMat reads one MATLAB file in the layout of SVHN's *_32x32.mat:

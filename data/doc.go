@@ -19,6 +19,13 @@
 //	synth/synth_{train,test}_32x32.mat          the same layout as SVHN
 //	office_home/office_home_<domain>.npz        x float32 N x 2048, y int64
 //
+// The Load functions are strict: they refuse, naming the file, a split whose
+// rows differ from every published form of its data set ([KnownEditions])
+// and a file whose SHA-256 differs from a SHA256SUMS list in its folder or
+// the folder above. [LoadOptions].AllowUnverified accepts such data (one's
+// own, in a data set's layout) and records each waived check in
+// Domain.Unverified. See integrity.go.
+//
 // With no data directory, [LoadAmazon] decodes a compressed copy of the Amazon
 // data embedded in the binary (checked against its SHA-256 sum).
 //

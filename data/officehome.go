@@ -32,12 +32,26 @@ const OfficeHomeLayout = "formats/office_home_%s.npz"
 // shared data; the files formats/office_home_{art,clipart}.npz have their
 // layout and are read by [ReadOfficeHomeNPZ].
 func LoadOfficeHome(dir, name string) (Domain, error) {
+	return LoadOfficeHomeWith(dir, name, LoadOptions{})
+}
+
+// LoadOfficeHomeWith is LoadOfficeHome with the integrity checks set by
+// opt: the rows against KnownEditions and the SHA256SUMS lists of
+// dir/office_home and dir.
+func LoadOfficeHomeWith(dir, name string, opt LoadOptions) (Domain, error) {
 	path := filepath.Join(dir, OfficeHomeDir, "office_home_"+name+".npz")
+	c := newChecker(opt)
+	wait := c.sum(path)
 	d, err := ReadOfficeHomeNPZ(path, name)
+	if werr := wait(); werr != nil {
+		return d, werr
+	}
 	if err != nil {
 		return d, fmt.Errorf("%w%s", err, missingHint(err, path+", an archive with x (float32 N x 2048) and y (int64 N)"))
 	}
-	return d, nil
+	err = c.counts(&d, path, "")
+	c.finish(&d)
+	return d, err
 }
 
 // ReadOfficeHomeNPZ reads one domain's features: x, float32 N x 2048, and y,

@@ -380,4 +380,8 @@ type Domain struct {
 	Name    string // e.g. "books", "mnist", "synthgen", "art"
 	Train   Split
 	Test    Split
+	// Unverified lists the integrity checks that failed and were waived
+	// by LoadOptions.AllowUnverified (see KnownEditions), each naming the
+	// file; empty when the data passed every check.
+	Unverified []string
 }

@@ -139,7 +139,8 @@ func Count(results []Result) (passed, failed, na int) {
 }
 
 // Checks returns the full registry: the gradient checks of every operator
-// (OperatorChecks of Operators) followed by the kernel checks (KernelChecks).
+// (OperatorChecks of Operators), the exact checks of Norm at a zero row,
+// and the kernel checks (KernelChecks).
 func Checks() []Check {
-	return append(OperatorChecks(Operators()), KernelChecks()...)
+	return append(append(OperatorChecks(Operators()), normChecks()...), KernelChecks()...)
 }

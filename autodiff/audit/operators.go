@@ -160,7 +160,7 @@ var testCSR = &autodiff.CSR{
 // package autodiff, some in several variants (broadcasting, transposes,
 // strides, modes). TestRegistryCoversPackage keeps it complete.
 func Operators() []Operator {
-	return []Operator{
+	ops := []Operator{
 		{Name: "Add/broadcast", Covers: []string{"Add"}, Inputs: inputs(uniform, sh(3, 4), sh(4)), F: binary(autodiff.Add[float64])},
 		{Name: "Add/outer", Covers: []string{"Add"}, Inputs: inputs(uniform, sh(3, 1), sh(1, 4)), F: binary(autodiff.Add[float64])},
 		{Name: "Sub/broadcast", Covers: []string{"Sub"}, Inputs: inputs(uniform, sh(2, 3, 4), sh(3, 1)), F: binary(autodiff.Sub[float64])},
@@ -264,6 +264,7 @@ func Operators() []Operator {
 		{Name: "Convert", Covers: []string{"Convert"},
 			NA: "returns a leaf of another element type: no gradient flows through it"},
 	}
+	return append(ops, normOperators()...)
 }
 
 func matmul(ta, tb bool) gradcheck.Func {

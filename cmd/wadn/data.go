@@ -17,8 +17,8 @@ import (
 func init() {
 	register(&command{
 		name:    "data",
-		summary: "list the data sets found (ls) or check them against SHA256SUMS (verify)",
-		usage:   "ls [--data DIR] [--json] | verify [--data DIR] [--ignore-missing]",
+		summary: "list the data sets found (ls), check them against SHA256SUMS (verify) or download one (get)",
+		usage:   "ls [--data DIR] [--json] | verify [--data DIR] [--ignore-missing] | get [NAME] [--data DIR] [--mirror URL]",
 		run:     runData,
 	})
 	dataSubcommands = map[string]*command{
@@ -34,6 +34,12 @@ func init() {
 			usage:   "[--data DIR] [--ignore-missing]",
 			run:     runDataVerify,
 		},
+		"get": {
+			name:    "data get",
+			summary: "download a data set into the data directory from its mirrors, resumably, verified against published checksums (no NAME: list them)",
+			usage:   "[NAME] [--data DIR] [--mirror URL [--mirror-only]]",
+			run:     runDataGet,
+		},
 	}
 }
 
@@ -43,8 +49,8 @@ var dataSubcommands map[string]*command
 func runData(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(commands["data"], e)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: wadn data ls [--data DIR] [--json]\n       wadn data verify [--data DIR] [--ignore-missing]\n\n%s\n", commands["data"].summary)
-		for _, n := range []string{"ls", "verify"} {
+		fmt.Fprintf(e.stderr, "usage: wadn data ls [--data DIR] [--json]\n       wadn data verify [--data DIR] [--ignore-missing]\n       wadn data get [NAME] [--data DIR] [--mirror URL]\n\n%s\n", commands["data"].summary)
+		for _, n := range []string{"ls", "verify", "get"} {
 			fmt.Fprintf(e.stderr, "  %-7s %s\n", n, dataSubcommands[n].summary)
 		}
 	}
@@ -57,7 +63,7 @@ func runData(ctx context.Context, e *env, args []string) error {
 	}
 	sub, ok := dataSubcommands[fs.Arg(0)]
 	if !ok {
-		fmt.Fprintf(e.stderr, "wadn data: unknown subcommand %q (want ls or verify)\n", fs.Arg(0))
+		fmt.Fprintf(e.stderr, "wadn data: unknown subcommand %q (want ls, verify or get)\n", fs.Arg(0))
 		return errUsage
 	}
 	return sub.run(ctx, e, fs.Args()[1:])
@@ -132,10 +138,25 @@ func runDataLs(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "wadn data ls: %s: %s\n", en.Source, en.Error)
 		}
 	}
+	if *dir != "" && !fromDataDir(entries) {
+		fmt.Fprintf(e.stderr, "wadn data ls: %s holds no data set (looked for %s); only the embedded Amazon copy is listed\n",
+			*dir, strings.Join(data.Sought(), ", "))
+	}
 	if failed > 0 {
 		return &exitError{1}
 	}
 	return nil
+}
+
+// fromDataDir reports whether some entry was read from the data directory
+// rather than from the embedded copy.
+func fromDataDir(entries []data.Entry) bool {
+	for _, en := range entries {
+		if en.Source != "embedded" {
+			return true
+		}
+	}
+	return false
 }
 
 // joinInts formats a histogram for the table: every count for up to ten

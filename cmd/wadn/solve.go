@@ -41,6 +41,7 @@ func runSolve(_ context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "FILE (or standard input when absent or \"-\") holds one case:\n")
 		fmt.Fprintf(e.stderr, "  {\"problem\":\"lambda\",\"a\":[...],\"w\":[...],\"beta\":[...],\"C0\":..,\"C1\":..}\n")
 		fmt.Fprintf(e.stderr, "  {\"problem\":\"alpha\",\"C\":[[...],...],\"p\":[...],\"C2\":..[,\"s\":[...]][,\"objective\":\"nll\"|\"lsq\"]}\n")
+		fmt.Fprintf(e.stderr, "Problems of more than %d variables (sources, classes or confusion rows) are refused.\n", convex.MaxVariables)
 		fmt.Fprintf(e.stderr, "\nflags:\n")
 		fs.PrintDefaults()
 	}

@@ -57,8 +57,9 @@ type Settings interface {
 	Network() (nets.Network, error)
 	// Apply sets the protocol's options that the settings choose.
 	Apply(p *data.Protocol)
-	// Load loads the named domains (nil: every domain) from dir.
-	Load(dir string, names []string) ([]data.Domain, error)
+	// Load loads the named domains (nil: Dataset.Loaded) from dir, checking
+	// them as opt says (package data's strict loading).
+	Load(dir string, names []string, opt data.LoadOptions) ([]data.Domain, error)
 }
 
 // The data sets.
@@ -241,8 +242,8 @@ func (s *AmazonSettings) Network() (nets.Network, error) {
 
 // Load loads the four domains from dir, or the copy embedded in the binary
 // when dir is "".
-func (s *AmazonSettings) Load(dir string, names []string) ([]data.Domain, error) {
-	return data.LoadAmazon(dir)
+func (s *AmazonSettings) Load(dir string, names []string, opt data.LoadOptions) ([]data.Domain, error) {
+	return data.LoadAmazonWith(dir, opt)
 }
 
 // DigitsSettings are the settings of the digit domains.
@@ -255,11 +256,11 @@ type DigitsSettings struct {
 func (s *DigitsSettings) Network() (nets.Network, error) { return nets.Digits{}, nil }
 
 // Load loads the named digit domains from dir (nil: Digits.Loaded).
-func (s *DigitsSettings) Load(dir string, names []string) ([]data.Domain, error) {
+func (s *DigitsSettings) Load(dir string, names []string, opt data.LoadOptions) ([]data.Domain, error) {
 	if names == nil {
 		names = Digits.Loaded
 	}
-	return data.LoadDigitDomains(dir, names, data.DigitsOptions{Scale: s.Pixels})
+	return data.LoadDigitDomains(dir, names, data.DigitsOptions{Scale: s.Pixels, LoadOptions: opt})
 }
 
 // OfficeHomeSettings are the settings of the Office-Home features.
@@ -271,13 +272,13 @@ type OfficeHomeSettings struct {
 func (s *OfficeHomeSettings) Network() (nets.Network, error) { return nets.OfficeHome{}, nil }
 
 // Load loads the named Office-Home domains from dir (nil: the four).
-func (s *OfficeHomeSettings) Load(dir string, names []string) ([]data.Domain, error) {
+func (s *OfficeHomeSettings) Load(dir string, names []string, opt data.LoadOptions) ([]data.Domain, error) {
 	if len(names) == 0 {
 		names = OfficeHome.Loaded
 	}
 	var out []data.Domain
 	for _, n := range names {
-		d, err := data.LoadOfficeHome(dir, n)
+		d, err := data.LoadOfficeHomeWith(dir, n, opt)
 		if err != nil {
 			return nil, err
 		}

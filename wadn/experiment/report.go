@@ -176,7 +176,11 @@ func (rep *Report) group(runs []*Run) {
 	data := map[cell]map[string]bool{} // the data digests of a cell's runs
 	for _, r := range unique {
 		s := r.Spec
-		c := cell{s.Dataset.Name, s.Scenario.String(), s.Method.Name, s.Target, s.Label()}
+		label := s.Label()
+		if len(r.Record.Identity.Unverified) > 0 {
+			label = strings.TrimPrefix(label+", unverified data", ", ")
+		}
+		c := cell{s.Dataset.Name, s.Scenario.String(), s.Method.Name, s.Target, label}
 		if cells[c] == nil {
 			order = append(order, c)
 			data[c] = map[string]bool{}

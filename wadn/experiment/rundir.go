@@ -16,14 +16,17 @@ import (
 // The files of a run directory. RunFile records the run's identity before
 // it trains; ResultFile its result once it has finished. The directory also
 // holds the epoch log (trainer.LogFile), the checkpoint (trainer.
-// CheckpointFile) while the run is unfinished, and the lock file of package
-// internal/lock.
+// CheckpointFile) while the run is unfinished and its weights (ModelFile)
+// once it has finished, and the lock file of package internal/lock.
 const (
 	RunFile    = "run.json"
 	ResultFile = "result.json"
 	// ConfigFile is the run as an experiment file: "wadn run --config"
 	// runs it again (and finds it finished).
 	ConfigFile = "config.json"
+	// ModelFile holds a finished run's weights (a checkpoint without the
+	// optimiser's state), for wadn export.
+	ModelFile = "model.wadn"
 )
 
 // Record is what a run directory's RunFile holds.

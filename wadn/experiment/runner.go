@@ -15,6 +15,7 @@ import (
 	"github.com/wadn-go/wadn/internal/atomic"
 	"github.com/wadn-go/wadn/internal/lock"
 	"github.com/wadn-go/wadn/internal/settings"
+	"github.com/wadn-go/wadn/nn/checkpoint"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
@@ -31,9 +32,13 @@ type Runner struct {
 	// Wait makes a run whose directory another process has locked wait for
 	// it; otherwise the run fails at once, naming the holder.
 	Wait bool
+	// AllowUnverified accepts data that differ from the published data sets
+	// (one's own, in a data set's layout); the runs record which checks were
+	// waived in their identity, and their report rows say so.
+	AllowUnverified bool
 	// KeepCheckpoints keeps each run's last checkpoint after its result is
-	// written; by default it is removed then, since only an unfinished run
-	// resumes from it.
+	// written; by default it is replaced then by the weights alone
+	// (ModelFile), since only an unfinished run resumes from the rest.
 	KeepCheckpoints bool
 	// Progress, when set, is called after every step of every run; with
 	// Jobs above 1 from several goroutines at once.
@@ -141,8 +146,11 @@ func (rn *Runner) Domains(s *Spec) ([]data.Domain, error) {
 	if s.Sources != nil {
 		names = append([]string{s.Target}, s.Sources...)
 	}
-	d, err := s.Data.Load(rn.DataDir, names)
+	d, err := s.Data.Load(rn.DataDir, names, data.LoadOptions{AllowUnverified: rn.AllowUnverified})
 	if err != nil {
+		if errors.Is(err, data.ErrUnverified) {
+			return nil, fmt.Errorf("%w (data of one's own: --allow-unverified)", err)
+		}
 		return nil, err
 	}
 	if rn.domains == nil {
@@ -261,12 +269,31 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 		}
 		os.Remove(filepath.Join(out.Dir, environmentFile))
 		if !rn.KeepCheckpoints {
-			if err := os.Remove(filepath.Join(out.Dir, trainer.CheckpointFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := keepWeights(out.Dir); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return out, nil
+}
+
+// keepWeights replaces the checkpoint of a finished run in dir by its
+// weights alone (ModelFile): the parameters and buffers, without the
+// optimiser's state, which only a resumption reads.
+func keepWeights(dir string) error {
+	ckpt := filepath.Join(dir, trainer.CheckpointFile)
+	f, err := checkpoint.Load(ckpt)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	f.Optim, f.OptimStep = nil, 0
+	if err := checkpoint.Save(filepath.Join(dir, ModelFile), f); err != nil {
+		return err
+	}
+	return os.Remove(ckpt)
 }
 
 // environmentFile keeps, while a run is unfinished, the environments of the

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/lock"
+	"github.com/wadn-go/wadn/nn/checkpoint"
 	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/trainer"
@@ -256,7 +257,8 @@ func TestResumeUnfinished(t *testing.T) {
 }
 
 // TestCheckpointsRemoved checks that a finished run keeps its checkpoint
-// only when asked to.
+// only when asked to, and its weights otherwise: the checkpoint's tensors
+// without the optimiser's state.
 func TestCheckpointsRemoved(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		outs, err := (&Runner{Out: t.TempDir(), KeepCheckpoints: keep}).Run(context.Background(), smallSpecs(t, "source", []uint64{0}, nil))
@@ -266,6 +268,12 @@ func TestCheckpointsRemoved(t *testing.T) {
 		_, err = os.Stat(filepath.Join(outs[0].Dir, trainer.CheckpointFile))
 		if kept := err == nil; kept != keep {
 			t.Errorf("keep %v: checkpoint kept %v (%v)", keep, kept, err)
+		}
+		if !keep {
+			m, err := checkpoint.Load(filepath.Join(outs[0].Dir, ModelFile))
+			if err != nil || len(m.Tensors) == 0 || len(m.Optim) != 0 {
+				t.Errorf("weights: %v (%d tensors, %d of the optimiser)", err, len(m.Tensors), len(m.Optim))
+			}
 		}
 		if _, err := os.Stat(filepath.Join(outs[0].Dir, ResultFile)); err != nil {
 			t.Errorf("keep %v: %v", keep, err)

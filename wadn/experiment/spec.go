@@ -209,6 +209,10 @@ type Identity struct {
 	Seed     uint64            `json:"seed"`
 	Settings map[string]any    `json:"settings"` // every setting the run reads
 	Data     map[string]string `json:"data"`     // domain name -> checksum
+	// Unverified lists the checks of the data against the published data
+	// sets that were waived (data.LoadOptions.AllowUnverified); nil when
+	// every check passed.
+	Unverified []string `json:"unverified,omitempty"`
 }
 
 // Key returns a short hash of the identity: the same for the same identity,
@@ -241,6 +245,7 @@ func (s *Spec) Identity(domains []data.Domain) (*Identity, error) {
 			id.Sources = append(id.Sources, d.Name)
 		}
 		id.Data[d.Name] = d.Checksum()
+		id.Unverified = append(id.Unverified, d.Unverified...)
 	}
 	return id, nil
 }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wadn-go/wadn/internal/datadir"
+)
+
+// TestRunRefusesDamagedAmazon: wadn run --data DIR refuses an Amazon
+// directory with kitchen_test.svmlight cut at a line boundary (2,975 of
+// 5,945 rows) or with books_test.svmlight emptied, naming the file, with
+// and without the directory's SHA256SUMS, before any training.
+func TestRunRefusesDamagedAmazon(t *testing.T) {
+	shared, ok := datadir.Find()
+	if !ok {
+		t.Skip(datadir.SkipReason)
+	}
+	for _, tc := range []struct {
+		name, file string
+		edit       func([]byte) []byte
+		sums       bool
+		want       string
+	}{
+		{"cut kitchen_test", "kitchen_test.svmlight", datadir.KeepLines(2975), false, "2975 rows, but the amazon/kitchen test split has 5945"},
+		{"empty books_test", "books_test.svmlight", datadir.Empty, false, "0 rows, but the amazon/books test split has 4465"},
+		{"cut kitchen_test, with sums", "kitchen_test.svmlight", datadir.KeepLines(2975), true, "SHA256SUMS lists"},
+		{"empty books_test, with sums", "books_test.svmlight", datadir.Empty, true, "SHA256SUMS lists"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := datadir.CopyAmazon(shared, dir, tc.sums, map[string]func([]byte) []byte{tc.file: tc.edit}); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "out")
+			code, stdout, errOut := runArgs(t, "", "run", "--data", dir, "--epochs", "1", "--quiet", "--out", out)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, errOut)
+			}
+			path := filepath.Join(dir, "amazon", tc.file)
+			if !strings.Contains(errOut, path) || !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr does not name %s and say %q:\n%s", path, tc.want, errOut)
+			}
+			if strings.Contains(errOut, "epoch") {
+				t.Errorf("training started on damaged data:\n%s", errOut)
+			}
+		})
+	}
+}
+
+// TestRunAllowUnverified trains on a cut Amazon directory with
+// --allow-unverified and checks that the run records the waived check and
+// that its report row says the data are unverified.
+func TestRunAllowUnverified(t *testing.T) {
+	shared, ok := datadir.Find()
+	if !ok {
+		t.Skip(datadir.SkipReason)
+	}
+	dir := t.TempDir()
+	if err := datadir.CopyAmazon(shared, dir, false, map[string]func([]byte) []byte{"kitchen_test.svmlight": datadir.KeepLines(2975)}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"run", "--data", dir, "--method", "source", "--train-size", "200", "--test-size", "100", "--hidden", "32,16,8", "--epochs", "1", "--quiet", "--out", out}
+	code, _, errOut := runArgs(t, "", args...)
+	if code != 1 || !strings.Contains(errOut, "--allow-unverified") {
+		t.Errorf("without --allow-unverified: exit %d, stderr %q; want 1 and the flag named", code, errOut)
+	}
+	if code, _, errOut := runArgs(t, "", append(args, "--allow-unverified")...); code != 0 {
+		t.Fatalf("with --allow-unverified: exit %d: %s", code, errOut)
+	}
+	code, stdout, errOut := runArgs(t, "", "report", out)
+	if code != 0 || !strings.Contains(stdout, "source [epochs 1, train-size 200, test-size 100, hidden 32,16,8, unverified data]") {
+		t.Errorf("report: exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+}
