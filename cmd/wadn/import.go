@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/wadn-go/wadn/wadn/nets"
 	"github.com/wadn-go/wadn/nn/checkpoint"
 	"github.com/wadn-go/wadn/nn/safetensors"
+	"github.com/wadn-go/wadn/wadn/nets"
 )
 
 func init() {
