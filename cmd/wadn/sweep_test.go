@@ -1,0 +1,91 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeSweep writes a 4-task sweep of quick Amazon runs to a file in dir.
+func writeSweep(t *testing.T, dir string) string {
+	t.Helper()
+	file := filepath.Join(dir, "sweep.json")
+	sweep := `{"method": ["source", "dann"], "seeds": [0, 1], "train-size": 200, "test-size": 100,
+		"hidden": [32, 16, 8], "epochs": 1, "mu": [0.01], "out": "` + filepath.Join(dir, "out") + `"}`
+	if err := os.WriteFile(file, []byte(sweep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func TestSweepListAndEmit(t *testing.T) {
+	dir := t.TempDir()
+	file := writeSweep(t, dir)
+	code, stdout, errOut := runArgs(t, "", "sweep", file, "--list")
+	if code != 0 || strings.Count(stdout, "\n") != 4 || !strings.Contains(stdout, "3\tamazon uda dann target kitchen seed 1") || !strings.Contains(errOut, "4 tasks") {
+		t.Fatalf("--list: exit %d\n%s%s", code, stdout, errOut)
+	}
+	code, stdout, errOut = runArgs(t, "", "sweep", file, "--emit", "slurm", "--throttle", "2", "--time", "1:00:00", "--threads", "1")
+	for _, want := range []string{"#SBATCH --array=0-3%2", "#SBATCH --time=1:00:00", "#SBATCH --cpus-per-task=1",
+		"#SBATCH --output=" + filepath.Join(dir, "out", "logs", "task-%a.log"), `--index "$SLURM_ARRAY_TASK_ID" --digest `} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("--emit slurm: exit %d, lacks %q:\n%s%s", code, want, stdout, errOut)
+		}
+	}
+	code, stdout, errOut = runArgs(t, "", "sweep", file, "--emit", "k8s", "--image", "wadn:1", "--claim", "shared")
+	for _, want := range []string{"completionMode: Indexed", "completions: 4", "claimName: shared", "image: wadn:1", `"--digest"`} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("--emit k8s: exit %d, lacks %q:\n%s%s", code, want, stdout, errOut)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"sweep", file, "--emit", "k8s"}, 2, "give --image and --claim"},
+		{[]string{"sweep", file, "--emit", "pbs"}, 2, `--emit "pbs": want slurm or k8s`},
+		{[]string{"sweep", file}, 2, "say what to do"},
+		{[]string{"sweep", file, "--list", "--local"}, 2, "exclude one another"},
+		{[]string{"sweep", file, "--index", "4"}, 2, "task 4: the sweep has 4 tasks, 0 to 3"},
+		{[]string{"sweep", file, "--index", "0", "--digest", "000000000000"}, 1, "not the 000000000000 it had"},
+		{[]string{"sweep", filepath.Join(dir, "none.json"), "--list"}, 2, "no such file"},
+		{[]string{"sweep"}, 2, "want one experiment FILE"},
+	} {
+		code, _, errOut := runArgs(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args[1:], code, errOut, tc.code, tc.want)
+		}
+	}
+}
+
+// TestSweepTasks runs the tasks one by one as a job array does, one from
+// $SLURM_ARRAY_TASK_ID and one from $JOB_COMPLETION_INDEX, the rest here,
+// and checks that a finished task is skipped.
+func TestSweepTasks(t *testing.T) {
+	dir := t.TempDir()
+	file := writeSweep(t, dir)
+	t.Setenv("SLURM_ARRAY_TASK_ID", "2")
+	if code, _, errOut := runArgs(t, "", "sweep", file, "--quiet"); code != 0 || !strings.Contains(errOut, "task 2 from $SLURM_ARRAY_TASK_ID") {
+		t.Fatalf("task from Slurm: exit %d: %s", code, errOut)
+	}
+	t.Setenv("SLURM_ARRAY_TASK_ID", "")
+	t.Setenv("JOB_COMPLETION_INDEX", "0")
+	if code, _, errOut := runArgs(t, "", "sweep", file, "--quiet"); code != 0 || !strings.Contains(errOut, "task 0 from $JOB_COMPLETION_INDEX") {
+		t.Fatalf("task from Kubernetes: exit %d: %s", code, errOut)
+	}
+	t.Setenv("JOB_COMPLETION_INDEX", "x")
+	if code, _, errOut := runArgs(t, "", "sweep", file, "--quiet"); code != 2 || !strings.Contains(errOut, `JOB_COMPLETION_INDEX="x"`) {
+		t.Errorf("a bad index: exit %d: %s", code, errOut)
+	}
+	t.Setenv("JOB_COMPLETION_INDEX", "")
+	code, _, errOut := runArgs(t, "", "sweep", file, "--local", "--jobs", "2", "--quiet")
+	if code != 0 || strings.Count(errOut, "finished earlier") != 2 || strings.Count(errOut, "starting in") != 2 {
+		t.Fatalf("--local: exit %d: %s", code, errOut)
+	}
+	code, stdout, _ := runArgs(t, "", "report", "--json", filepath.Join(dir, "out"))
+	if code != 0 || strings.Count(stdout, `"n": 2`) != 2 {
+		t.Errorf("report: exit %d\n%s", code, stdout)
+	}
+}
