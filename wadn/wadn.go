@@ -26,6 +26,7 @@ import (
 	"strconv"
 
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/internal/settings"
 	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )
@@ -247,11 +248,13 @@ func (Explicit) Values() []string { return slices.Clone(explicitNames) }
 
 // MarshalText returns the form's name.
 func (e Explicit) MarshalText() ([]byte, error) {
-	return enumText(explicitNames, int(e), "explicit term")
+	return settings.EnumText(explicitNames, int(e), "explicit term")
 }
 
 // UnmarshalText reads a form's name.
-func (e *Explicit) UnmarshalText(b []byte) error { return enumParse(explicitNames, b, (*int)(e)) }
+func (e *Explicit) UnmarshalText(b []byte) error {
+	return settings.ParseEnum(explicitNames, b, (*int)(e))
+}
 
 // Centroids is where the class centroids of the explicit term are taken.
 type Centroids int
@@ -271,10 +274,14 @@ var centroidNames = []string{Features: "features", Hidden: "hidden"}
 func (Centroids) Values() []string { return slices.Clone(centroidNames) }
 
 // MarshalText returns the place's name.
-func (c Centroids) MarshalText() ([]byte, error) { return enumText(centroidNames, int(c), "centroids") }
+func (c Centroids) MarshalText() ([]byte, error) {
+	return settings.EnumText(centroidNames, int(c), "centroids")
+}
 
 // UnmarshalText reads a place's name.
-func (c *Centroids) UnmarshalText(b []byte) error { return enumParse(centroidNames, b, (*int)(c)) }
+func (c *Centroids) UnmarshalText(b []byte) error {
+	return settings.ParseEnum(centroidNames, b, (*int)(c))
+}
 
 // Estimator is how alpha is estimated without target labels.
 type Estimator int
@@ -305,24 +312,10 @@ func (Estimator) Values() []string { return slices.Clone(estimatorNames) }
 
 // MarshalText returns the estimator's name.
 func (e Estimator) MarshalText() ([]byte, error) {
-	return enumText(estimatorNames, int(e), "alpha estimator")
+	return settings.EnumText(estimatorNames, int(e), "alpha estimator")
 }
 
 // UnmarshalText reads an estimator's name.
-func (e *Estimator) UnmarshalText(b []byte) error { return enumParse(estimatorNames, b, (*int)(e)) }
-
-func enumText(names []string, i int, what string) ([]byte, error) {
-	if i < 0 || i >= len(names) {
-		return nil, fmt.Errorf("unknown %s %d", what, i)
-	}
-	return []byte(names[i]), nil
-}
-
-func enumParse(names []string, b []byte, dst *int) error {
-	i := slices.Index(names, string(b))
-	if i < 0 {
-		return fmt.Errorf("%q is not one of %v", b, names)
-	}
-	*dst = i
-	return nil
+func (e *Estimator) UnmarshalText(b []byte) error {
+	return settings.ParseEnum(estimatorNames, b, (*int)(e))
 }

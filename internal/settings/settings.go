@@ -345,3 +345,24 @@ func Diff(was, now map[string]string, order []string) []Change {
 	}
 	return out
 }
+
+// EnumText returns the name of value i of an enumeration whose values are
+// named by names, for its MarshalText; an error says what it is for a value
+// outside them.
+func EnumText(names []string, i int, what string) ([]byte, error) {
+	if i < 0 || i >= len(names) {
+		return nil, fmt.Errorf("unknown %s %d", what, i)
+	}
+	return []byte(names[i]), nil
+}
+
+// ParseEnum sets *dst to the value named b, for an enumeration's
+// UnmarshalText; an error lists the names.
+func ParseEnum(names []string, b []byte, dst *int) error {
+	i := slices.Index(names, string(b))
+	if i < 0 {
+		return fmt.Errorf("%q is not one of %s", b, strings.Join(names, ", "))
+	}
+	*dst = i
+	return nil
+}

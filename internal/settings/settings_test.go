@@ -242,3 +242,24 @@ func TestDiff(t *testing.T) {
 		t.Errorf("Diff (-want +got):\n%s", d)
 	}
 }
+
+func TestEnumHelpers(t *testing.T) {
+	names := []string{"paper", "squared", "code"}
+	for i, n := range names {
+		b, err := EnumText(names, i, "form")
+		if err != nil || string(b) != n {
+			t.Errorf("EnumText(%d) = %q, %v", i, b, err)
+		}
+		var got int
+		if err := ParseEnum(names, []byte(n), &got); err != nil || got != i {
+			t.Errorf("ParseEnum(%q) = %d, %v", n, got, err)
+		}
+	}
+	if _, err := EnumText(names, 3, "form"); err == nil || err.Error() != "unknown form 3" {
+		t.Errorf("EnumText(3) = %v", err)
+	}
+	got := 1
+	if err := ParseEnum(names, []byte("Paper"), &got); err == nil || got != 1 || !strings.Contains(err.Error(), "paper, squared, code") {
+		t.Errorf(`ParseEnum("Paper") = %v, left %d`, err, got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/internal/settings"
 	"github.com/wadn-go/wadn/wadn/nets"
 )
 
@@ -205,21 +206,11 @@ var splitNames = [...]string{Pool: "pool", Fixed: "fixed"}
 
 // MarshalText returns "pool" or "fixed".
 func (s Split) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(splitNames) {
-		return nil, fmt.Errorf("unknown split %d", int(s))
-	}
-	return []byte(splitNames[s]), nil
+	return settings.EnumText(splitNames[:], int(s), "split")
 }
 
 // UnmarshalText reads "pool" or "fixed".
-func (s *Split) UnmarshalText(b []byte) error {
-	i := slices.Index(splitNames[:], string(b))
-	if i < 0 {
-		return fmt.Errorf("unknown split %q (want pool or fixed)", b)
-	}
-	*s = Split(i)
-	return nil
-}
+func (s *Split) UnmarshalText(b []byte) error { return settings.ParseEnum(splitNames[:], b, (*int)(s)) }
 
 // Values lists the splits.
 func (Split) Values() []string { return splitNames[:] }

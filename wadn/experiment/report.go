@@ -9,10 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -83,63 +81,22 @@ type Report struct {
 func Collect(dir string) (*Report, error) {
 	rep := &Report{}
 	var runs []*Run
-	seen := map[string]bool{}
-	var walk func(real, shown string) error
-	walk = func(real, shown string) error {
-		if seen[real] {
+	err := eachRun(dir, func(at, _ string, rec *Record, res *RunResult) error {
+		if rec == nil {
+			return nil // a checkpoint of no known run
+		}
+		if res == nil {
+			rep.Unfinished++
 			return nil
 		}
-		seen[real] = true
-		return filepath.WalkDir(real, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, err := filepath.Rel(real, path)
-			if err != nil {
-				return err
-			}
-			at := filepath.Join(shown, rel)
-			if d.Type()&fs.ModeSymlink != 0 {
-				target, err := filepath.EvalSymlinks(path)
-				if err != nil {
-					return nil // a dangling link is no run
-				}
-				if fi, err := os.Stat(target); err == nil && fi.IsDir() {
-					return walk(target, at)
-				}
-				return nil
-			}
-			if !d.IsDir() {
-				return nil
-			}
-			rec, ok, err := readRecord(path)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return nil
-			}
-			res, done, err := readResult(path)
-			if err != nil {
-				return err
-			}
-			if !done {
-				rep.Unfinished++
-				return filepath.SkipDir
-			}
-			spec, err := SpecOf(rec.Identity)
-			if err != nil {
-				return fmt.Errorf("%s: %w", filepath.Join(at, RunFile), err)
-			}
-			runs = append(runs, &Run{Dir: at, Record: rec, Result: res, Spec: spec})
-			return filepath.SkipDir
-		})
-	}
-	real, err := filepath.EvalSymlinks(dir)
+		spec, err := SpecOf(rec.Identity)
+		if err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(at, RunFile), err)
+		}
+		runs = append(runs, &Run{Dir: at, Record: rec, Result: res, Spec: spec})
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	if err := walk(real, dir); err != nil {
 		return nil, err
 	}
 	if len(runs) == 0 {

@@ -54,19 +54,28 @@ type RunResult struct {
 	Environment []Environment `json:"environment"` // one per process that trained a part of the run, in order
 }
 
+// readJSON decodes the JSON file at path into v; ok is false when there is
+// no such file.
+func readJSON(path string, v any) (ok bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	return true, nil
+}
+
 // readRecord reads the RunFile of dir; ok is false when there is none.
 func readRecord(dir string) (rec *Record, ok bool, err error) {
 	path := filepath.Join(dir, RunFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
 	rec = new(Record)
-	if err := json.Unmarshal(b, rec); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", path, err)
+	if ok, err = readJSON(path, rec); !ok {
+		return nil, false, err
 	}
 	if rec.Version != RecordVersion || rec.Identity == nil {
 		return nil, false, fmt.Errorf("%s: not a run record of version %d", path, RecordVersion)
@@ -79,19 +88,76 @@ func readRecord(dir string) (rec *Record, ok bool, err error) {
 
 // readResult reads the ResultFile of dir; ok is false when there is none.
 func readResult(dir string) (res *RunResult, ok bool, err error) {
-	path := filepath.Join(dir, ResultFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
+	res = new(RunResult)
+	if ok, err = readJSON(filepath.Join(dir, ResultFile), res); !ok {
 		return nil, false, err
 	}
-	res = new(RunResult)
-	if err := json.Unmarshal(b, res); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", path, err)
-	}
 	return res, true, nil
+}
+
+// eachRun calls fn for every run directory under dir (dir itself, or below
+// it at any depth, following symbolic links to directories, each real
+// directory once), with the path as reached from dir, the real path, its
+// record and its result (nil when unfinished). A directory holding a
+// checkpoint but no record is passed with a nil record. It does not look
+// inside a run directory.
+func eachRun(dir string, fn func(at, path string, rec *Record, res *RunResult) error) error {
+	seen := map[string]bool{}
+	var walk func(real, shown string) error
+	walk = func(real, shown string) error {
+		if seen[real] {
+			return nil
+		}
+		seen[real] = true
+		return filepath.WalkDir(real, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(real, path)
+			if err != nil {
+				return err
+			}
+			at := filepath.Join(shown, rel)
+			if d.Type()&fs.ModeSymlink != 0 {
+				target, err := filepath.EvalSymlinks(path)
+				if err != nil {
+					return nil // a dangling link is no run
+				}
+				if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+					return walk(target, at)
+				}
+				return nil
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			rec, ok, err := readRecord(path)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				if _, err := os.Stat(filepath.Join(path, trainer.CheckpointFile)); err == nil {
+					if err := fn(at, path, nil, nil); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			res, _, err := readResult(path)
+			if err != nil {
+				return err
+			}
+			if err := fn(at, path, rec, res); err != nil {
+				return err
+			}
+			return filepath.SkipDir
+		})
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	return walk(real, dir)
 }
 
 // ReadHistory reads the epoch log of a run directory.

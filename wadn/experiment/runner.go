@@ -327,36 +327,24 @@ func (rn *Runner) startEnvironment(dir string, resume bool) ([]Environment, erro
 }
 
 // Unfinished returns the specs of the runs under dir (dir itself, or its
-// run directories at any depth) that have not finished, with the data
-// directory each recorded.
+// run directories at any depth, through links too) that have not finished,
+// with the data directory each recorded. A checkpoint in a directory without
+// a record is an error: it is nobody's run to continue.
 func Unfinished(dir string) (specs []*Spec, dataDirs []string, err error) {
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
+	err = eachRun(dir, func(at, _ string, rec *Record, res *RunResult) error {
+		switch {
+		case rec == nil:
+			return fmt.Errorf("%s holds a checkpoint but no %s: the run it belongs to is unknown, and it is not resumed", at, RunFile)
+		case res != nil:
 			return nil
-		}
-		rec, ok, err := readRecord(path)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			if _, err := os.Stat(filepath.Join(path, trainer.CheckpointFile)); err == nil {
-				return fmt.Errorf("%s holds a checkpoint but no %s: the run it belongs to is unknown, and it is not resumed", path, RunFile)
-			}
-			return nil
-		}
-		if _, done, err := readResult(path); err != nil || done {
-			return err
 		}
 		s, err := SpecOf(rec.Identity)
 		if err != nil {
-			return fmt.Errorf("%s: %w", filepath.Join(path, RunFile), err)
+			return fmt.Errorf("%s: %w", filepath.Join(at, RunFile), err)
 		}
 		specs = append(specs, s)
 		dataDirs = append(dataDirs, rec.DataDir)
-		return filepath.SkipDir
+		return nil
 	})
 	return specs, dataDirs, err
 }
