@@ -284,7 +284,7 @@ func addBands(p *plot.Plot, bands []band) ([]legendEntry, error) {
 			if err != nil {
 				return nil, err
 			}
-			pg.Color = color.NRGBA{R: b.col.R, G: b.col.G, B: b.col.B, A: 0x40}
+			pg.Color = color.NRGBA{R: b.col.R, G: b.col.G, B: b.col.B, A: 0x30}
 			pg.LineStyle.Width = 0
 			p.Add(pg)
 		}
