@@ -477,6 +477,34 @@ func TestPackRows8(t *testing.T) {
 	}
 }
 
+// TestGemmSerial checks that GemmSerial gives Gemm's bits, whatever the
+// thread count Gemm runs on.
+func TestGemmSerial(t *testing.T) {
+	cases := []gemmCase{
+		{m: 100, n: 500, k: 400, alpha: 1, beta: 0},
+		{transA: true, m: 97, n: 49, k: 390, padA: 3, alpha: 0.5, beta: 2},
+		{transB: true, m: 200, n: 7, k: 800, padC: 1, alpha: 1, beta: 1},
+		{m: 3, n: 4, k: 5, alpha: 0, beta: 0.5},
+	}
+	rng := rand.New(rand.NewPCG(5, 9))
+	forEachImpl(t, func(t *testing.T) {
+		for _, c := range cases {
+			p := newProblem[float32](c, rng)
+			serial := append([]float32(nil), p.c0...)
+			GemmSerial(c.transA, c.transB, c.m, c.n, c.k, float32(c.alpha), p.a, p.lda, p.b, p.ldb, float32(c.beta), serial, p.ldc)
+			par := append([]float32(nil), p.c0...)
+			withThreads(2, func() {
+				Gemm(c.transA, c.transB, c.m, c.n, c.k, float32(c.alpha), p.a, p.lda, p.b, p.ldb, float32(c.beta), par, p.ldc)
+			})
+			for i := range par {
+				if math.Float32bits(serial[i]) != math.Float32bits(par[i]) {
+					t.Fatalf("%+v: element %d is %v serial, %v from Gemm", c, i, serial[i], par[i])
+				}
+			}
+		}
+	})
+}
+
 // TestGemmThreadsExact: the threads split C by rows or columns, never the
 // sum over k, so every element is summed in the same order whatever the
 // thread count and the products agree to the bit. Training results, and a

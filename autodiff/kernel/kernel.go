@@ -65,6 +65,25 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 	gemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
+// GemmSerial is Gemm computed on the calling goroutine alone, whatever
+// Threads says, for callers that split their work over goroutines
+// themselves (one product per goroutine, say). It gives the same bits as
+// Gemm: the threads of Gemm split C, never the sum over k.
+func GemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		scaleMatrix(m, n, beta, c, ldc)
+		return
+	}
+	bl := blockingFor[T]()
+	s := getScratch[T](bl)
+	gemmSerial(bl, s, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	putScratch(s)
+}
+
 // checkGemm validates the arguments of Gemm and GemmRef.
 func checkGemm(transA, transB bool, m, n, k, la, lda, lb, ldb, lc, ldc int) {
 	switch {
