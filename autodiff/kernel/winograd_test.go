@@ -294,7 +294,7 @@ func TestWinogradAsmTwins(t *testing.T) {
 				specials32(rng, src)
 			}
 			for _, k := range []struct {
-				name    string
+				name     string
 				asm, go_ func(dst []float32)
 			}{
 				{"In", func(d []float32) { winogradInAVX2(&d[0], lay.stride, &src[0], lay.row, lay.tiles) },
