@@ -16,6 +16,11 @@ DATA maxPoolLanes<>+24(SB)/4, $12
 DATA maxPoolLanes<>+28(SB)/4, $14
 GLOBL maxPoolLanes<>(SB), RODATA|NOPTR, $32
 
+// maxPoolConsts: 16 (the step of the window positions per group) and 1.
+DATA maxPoolConsts<>+0(SB)/4, $16
+DATA maxPoolConsts<>+4(SB)/4, $1
+GLOBL maxPoolConsts<>(SB), RODATA|NOPTR, $8
+
 // func maxPool2x2AVX2(r0, r1, dst *float32, di *int32, groups, off, w int) int
 TEXT ·maxPool2x2AVX2(SB), NOSPLIT, $0-64
 	MOVQ r0+0(FP), SI
@@ -23,23 +28,19 @@ TEXT ·maxPool2x2AVX2(SB), NOSPLIT, $0-64
 	MOVQ dst+16(FP), DI
 	MOVQ di+24(FP), R8
 	MOVQ groups+32(FP), CX
-	MOVQ off+40(FP), R9
-	MOVQ w+48(FP), R10
 
 	// Y14: the positions of the windows' first values, off + 2*window.
+	// Y13: 16, the step of Y14; Y12: 1; Y11: w. The integers are broadcast
+	// from memory (the low halves of off and w) rather than moved in from
+	// general registers: a legacy-SSE MOVQ into X0 once the upper halves of
+	// the vector registers are in use costs a state transition, which on
+	// the project's machines takes hundreds of cycles.
 	VMOVDQU maxPoolLanes<>(SB), Y14
-	MOVQ R9, X0
-	VPBROADCASTD X0, Y0
+	VPBROADCASTD off+40(FP), Y0
 	VPADDD Y0, Y14, Y14
-	// Y13: 16, the step of Y14; Y12: 1; Y11: w.
-	MOVQ $16, R11
-	MOVQ R11, X0
-	VPBROADCASTD X0, Y13
-	MOVQ $1, R11
-	MOVQ R11, X0
-	VPBROADCASTD X0, Y12
-	MOVQ R10, X0
-	VPBROADCASTD X0, Y11
+	VPBROADCASTD maxPoolConsts<>+0(SB), Y13
+	VPBROADCASTD maxPoolConsts<>+4(SB), Y12
+	VPBROADCASTD w+48(FP), Y11
 
 	XORQ AX, AX
 
@@ -101,8 +102,6 @@ TEXT ·maxPool2x2AVX4(SB), NOSPLIT, $0-56
 	MOVQ r1+8(FP), DX
 	MOVQ dst+16(FP), DI
 	MOVQ di+24(FP), R8
-	MOVQ off+32(FP), R9
-	MOVQ w+40(FP), R10
 	MOVQ $0, ret+48(FP)
 
 	// A, B: the left and right values of the windows' top row, in order.
@@ -127,17 +126,13 @@ TEXT ·maxPool2x2AVX4(SB), NOSPLIT, $0-56
 	VCMPPS $0x1e, X7, X9, X0
 	VBLENDVPS X0, X9, X7, X1
 	// Offsets as in maxPool2x2AVX2, plus off + 2*window.
-	MOVQ $1, R11
-	MOVQ R11, X10
-	VPBROADCASTD X10, X10
+	VPBROADCASTD maxPoolConsts<>+4(SB), X10
 	VPAND X10, X6, X6
 	VPAND X10, X8, X8
-	MOVQ R10, X11
-	VPBROADCASTD X11, X11
+	VPBROADCASTD w+40(FP), X11
 	VPADDD X11, X8, X8
 	VBLENDVPS X0, X8, X6, X6
-	MOVQ R9, X12
-	VPBROADCASTD X12, X12
+	VPBROADCASTD off+32(FP), X12
 	VPADDD maxPoolLanes4<>(SB), X12, X12
 	VPADDD X12, X6, X6
 	VMOVUPS X1, 0(DI)
