@@ -244,6 +244,10 @@ func convChunk(g *convGeom, n int) int {
 // as one more column of the filters, b, against one more row of the column
 // matrix, all ones, so that spreading the product is a plain copy.
 func convForward[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T) {
+	if winoApplies[T](g, n, f) {
+		winoForward(g, n, f, as32(x), as32(w), as32(b), as32(y))
+		return
+	}
 	K, P := g.colRows, g.outPixels
 	chw := g.c * g.h * g.w
 	nb := convChunk(g, n)
@@ -316,6 +320,15 @@ func convBackward[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw []T) {
 // row in cache, and the rows' sums are added per filter in image order as in
 // convBiasSum, so the result has the same bits.
 func convBackwardBias[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T) {
+	if winoApplies[T](g, n, f) {
+		if db != nil {
+			convBiasSum(dy, n, f, g.outPixels, db)
+		}
+		if dx != nil || dw != nil {
+			winoBackward(g, n, f, as32(x), as32(w), as32(dy), as32(dx), as32(dw))
+		}
+		return
+	}
 	if n == 0 && dw != nil {
 		clear(dw)
 	}

@@ -37,6 +37,7 @@ const (
 	errShortC      = "kernel: insufficient length of c"
 	errLenMismatch = "kernel: slice lengths differ"
 	errEmptyMax    = "kernel: Max of an empty slice"
+	errPackedImpl  = "kernel: PackedA packed under another implementation"
 )
 
 // Gemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices, where

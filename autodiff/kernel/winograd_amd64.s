@@ -17,6 +17,14 @@
 DATA signbit<>+0(SB)/4, $0x80000000
 GLOBL signbit<>(SB), RODATA|NOPTR, $4
 
+// winoConsts: 4, 5 and 8, broadcast from memory (moving them in from a
+// general register with a legacy-SSE MOVQ would cost a state transition once
+// the upper halves of the vector registers are in use).
+DATA winoConsts<>+0(SB)/4, $4.0
+DATA winoConsts<>+4(SB)/4, $5.0
+DATA winoConsts<>+8(SB)/4, $8.0
+GLOBL winoConsts<>(SB), RODATA|NOPTR, $12
+
 // WINO_BT: Y6..Y11 = Bᵀ (Y0..Y5), as winoBT. Y14 = 4, Y15 = 5.
 #define WINO_BT \
 	VMULPS Y14, Y1, Y12; /* q1 = 4*d1 */ \
@@ -113,12 +121,8 @@ TEXT ·winogradInAVX2(SB), $1152-40
 	LEAQ (R8)(R8*2), R12
 	LEAQ (R8)(R8*4), R13
 	LEAQ (R12)(R12*1), R14
-	MOVL $0x40800000, AX // 4.0
-	MOVQ AX, X14
-	VBROADCASTSS X14, Y14
-	MOVL $0x40a00000, AX // 5.0
-	MOVQ AX, X15
-	VBROADCASTSS X15, Y15
+	VBROADCASTSS winoConsts<>+0(SB), Y14 // 4
+	VBROADCASTSS winoConsts<>+4(SB), Y15 // 5
 tile:
 	// Columns: Bᵀ d[.][j] to frame rows j of c (c[a][j] at (6a+j)*32).
 	VMOVUPS (SI), Y0
@@ -309,12 +313,8 @@ TEXT ·winogradInAdjAVX2(SB), $1152-40
 	LEAQ (R8)(R8*2), R12
 	LEAQ (R8)(R8*4), R13
 	LEAQ (R12)(R12*1), R14
-	MOVL $0x40800000, AX // 4.0
-	MOVQ AX, X14
-	VBROADCASTSS X14, Y14
-	MOVL $0x40a00000, AX // 5.0
-	MOVQ AX, X15
-	VBROADCASTSS X15, Y15
+	VBROADCASTSS winoConsts<>+0(SB), Y14 // 4
+	VBROADCASTSS winoConsts<>+4(SB), Y15 // 5
 tile:
 	// Columns: B v[.][b] to frame column b (c[i][b] at (6i+b)*32).
 	MOVQ SI, BX
@@ -569,12 +569,8 @@ TEXT ·winogradOutAVX2(SB), $768-44
 	LEAQ (R9)(R9*2), R10
 	LEAQ (R8)(R8*2), R12
 	LEAQ (R12)(R12*1), R14
-	MOVL $0x40800000, AX // 4.0
-	MOVQ AX, X14
-	VBROADCASTSS X14, Y14
-	MOVL $0x41000000, AX // 8.0
-	MOVQ AX, X15
-	VBROADCASTSS X15, Y15
+	VBROADCASTSS winoConsts<>+0(SB), Y14 // 4
+	VBROADCASTSS winoConsts<>+8(SB), Y15 // 8
 	VBROADCASTSS bias+40(FP), Y13
 tile:
 	// Columns: Aᵀ m[.][b] to frame column b (c[i][b] at (6i+b)*32).
@@ -753,12 +749,8 @@ TEXT ·winogradOutAdjAVX2(SB), $768-40
 	LEAQ (R8)(R8*2), R12
 	LEAQ (R8)(R8*4), R13
 	LEAQ (R12)(R12*1), R14
-	MOVL $0x40800000, AX // 4.0
-	MOVQ AX, X14
-	VBROADCASTSS X14, Y14
-	MOVL $0x41000000, AX // 8.0
-	MOVQ AX, X15
-	VBROADCASTSS X15, Y15
+	VBROADCASTSS winoConsts<>+0(SB), Y14 // 4
+	VBROADCASTSS winoConsts<>+8(SB), Y15 // 8
 tile:
 	// Columns: A y[.][j] to frame column j (c[a][j] at (4a+j)*32).
 	VMOVUPS (SI), Y0
