@@ -136,8 +136,20 @@ func newWinoGeom(g *convGeom) *winoGeom {
 			wg.outOffs = append(wg.outOffs, int32((y*wg.opw+x)*L))
 		}
 	}
-	wg.blocks = max(1, (winoCols+wg.tiles*L-1)/(wg.tiles*L))
-	wg.cols = wg.blocks * wg.tiles * L
+	// The fewest blocks that give winoCols columns, rounded up to make the
+	// columns a multiple of the micro-kernel's width when that at most
+	// doubles them (AVX-512's 48 columns take 3 blocks of the digits
+	// layers).
+	perBlock := wg.tiles * L
+	wg.blocks = max(1, (winoCols+perBlock-1)/perBlock)
+	_, nr := kernel.MicroTile()
+	for b := wg.blocks; b <= 2*wg.blocks; b++ {
+		if b*perBlock%nr == 0 {
+			wg.blocks = b
+			break
+		}
+	}
+	wg.cols = wg.blocks * perBlock
 	return wg
 }
 

@@ -96,6 +96,15 @@ func blocking64() blocking {
 	return blocking{mr: mrGo, nr: nrGo, mc: mcGo, kc: kcGo, nc: ncGo}
 }
 
+// MicroTile returns the rows and columns of the register tile of the
+// float32 micro-kernel of the current implementation: Gemm computes C in
+// mr x nr blocks, and a product whose dimensions are multiples of them
+// wastes none of the kernel's work.
+func MicroTile() (mr, nr int) {
+	bl := blockingFor[float32]()
+	return bl.mr, bl.nr
+}
+
 // minParallelFlops is the work below which Gemm stays on the calling
 // goroutine: starting and joining a goroutine costs a few microseconds, about
 // the time of 1 MFLOP. It is a variable so that tests can exercise the

@@ -445,6 +445,16 @@ func TestImplSelection(t *testing.T) {
 	}
 }
 
+// TestMicroTile checks the register tile reported for each implementation.
+func TestMicroTile(t *testing.T) {
+	want := map[string][2]int{"avx512": {8, 48}, "avx2": {6, 16}, "go": {2, 4}}
+	forEachImpl(t, func(t *testing.T) {
+		if mr, nr := MicroTile(); [2]int{mr, nr} != want[Impl()] {
+			t.Errorf("%s: MicroTile() = %d, %d, want %v", Impl(), mr, nr, want[Impl()])
+		}
+	})
+}
+
 func TestThreads(t *testing.T) {
 	orig := SetThreads(3)
 	defer SetThreads(orig)
