@@ -244,8 +244,8 @@ func convChunk(g *convGeom, n int) int {
 // as one more column of the filters, b, against one more row of the column
 // matrix, all ones, so that spreading the product is a plain copy.
 func convForward[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T) {
-	if winoApplies[T](g, n, f) {
-		winoForward(g, n, f, as32(x), as32(w), as32(b), as32(y))
+	if tile := winoTile[T](g, n, f); tile != 0 {
+		winoForward(tile, g, n, f, as32(x), as32(w), as32(b), as32(y))
 		return
 	}
 	K, P := g.colRows, g.outPixels
@@ -320,12 +320,12 @@ func convBackward[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw []T) {
 // row in cache, and the rows' sums are added per filter in image order as in
 // convBiasSum, so the result has the same bits.
 func convBackwardBias[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T) {
-	if winoApplies[T](g, n, f) {
+	if tile := winoTile[T](g, n, f); tile != 0 {
 		if db != nil {
 			convBiasSum(dy, n, f, g.outPixels, db)
 		}
 		if dx != nil || dw != nil {
-			winoBackward(g, n, f, as32(x), as32(w), as32(dy), as32(dx), as32(dw))
+			winoBackward(tile, g, n, f, as32(x), as32(w), as32(dy), as32(dx), as32(dw))
 		}
 		return
 	}

@@ -1,21 +1,23 @@
 package autodiff
 
+import "github.com/wadn-go/wadn/autodiff/kernel"
+
 // Hooks for the external tests of the Winograd path.
 
 // WinogradTransforms are the transforms the Winograd path calls, and the G
-// matrix of its filter transform.
+// matrices of its filter transforms.
 type WinogradTransforms struct {
-	In     func(dst []float32, stride int, src []float32, row, tiles int)
-	InAdj  func(dst []float32, row int, src []float32, stride, tiles int)
-	Out    func(dst []float32, row int, src []float32, stride, tiles int, bias float32)
-	OutAdj func(dst []float32, stride int, src []float32, row, tiles int)
-	G      [6][3]float64
+	In     func(t kernel.WinogradTile, dst []float32, stride int, src []float32, row, tiles int)
+	InAdj  func(t kernel.WinogradTile, dst []float32, row int, src []float32, stride, tiles int)
+	Out    func(t kernel.WinogradTile, dst []float32, row int, src []float32, stride, tiles int, bias float32)
+	OutAdj func(t kernel.WinogradTile, dst []float32, stride int, src []float32, row, tiles int)
+	G      map[kernel.WinogradTile][][]float64
 }
 
 // SetWinogradTransforms replaces the Winograd path's transforms and returns
 // the previous ones.
 func SetWinogradTransforms(t WinogradTransforms) (previous WinogradTransforms) {
-	previous = WinogradTransforms{winoIn, winoInAdj, winoOut, winoOutAdj, winoG}
+	previous = CurrentWinogradTransforms()
 	winoIn, winoInAdj, winoOut, winoOutAdj, winoG = t.In, t.InAdj, t.Out, t.OutAdj, t.G
 	return previous
 }
@@ -33,9 +35,13 @@ func SetWinogradCols(n int) int {
 	return prev
 }
 
-// WinogradApplies reports whether Conv2d of x [n, c, h, w] with f filters of
-// kh x kw, stride and padding takes the Winograd path for float32.
-func WinogradApplies(n, c, h, w, f, kh, kw, stride, pad int) bool {
+// WinogradTileFor returns the Winograd tile Conv2d of x [n, c, h, w] with f
+// filters of kh x kw, stride and padding takes for float32, or 0 when it
+// runs direct.
+func WinogradTileFor(n, c, h, w, f, kh, kw, stride, pad int) kernel.WinogradTile {
 	g, ok := newConvGeom(c, h, w, kh, kw, stride, pad)
-	return ok && winoApplies[float32](&g, n, f)
+	if !ok {
+		return 0
+	}
+	return winoTile[float32](&g, n, f)
 }

@@ -10,52 +10,68 @@ import (
 )
 
 // The Winograd path of Conv2d: float32 convolutions with 3x3 filters and
-// stride 1 computed with F(4x4, 3x3) (see package kernel), which needs 36
-// multiplications for a 4x4 block of outputs where the direct convolution
-// needs 144.
+// stride 1 computed with F(4x4, 3x3) or F(5x5, 3x3) (see package kernel),
+// which need 36 multiplications for a 4x4 block of outputs (direct: 144) or
+// 49 for a 5x5 block (direct: 225).
 //
 // Images go through in chunks of 8-image blocks. For each block and input
 // channel, the 8 images' planes are interleaved into a zero-padded buffer
-// (8 lanes per pixel) and cut into 6x6 tiles 4 pixels apart; each tile's
-// input transform goes to column (block*tiles + tile)*8 + lane of 36
-// matrices V[ξ] (channels x columns), one per position ξ of the transformed
-// tile. With the transformed filters U[ξ] (filters x channels) the
-// convolution is then 36 independent products M[ξ] = U[ξ] V[ξ], and the
-// output transform of each column of the M[ξ] gives a 4x4 block of outputs.
-// The backward pass runs the same way in reverse: dM[ξ] from the output
-// gradient by the adjoint output transform, dU[ξ] += dM[ξ] V[ξ]ᵀ summed over
-// the chunks for the filter gradient, dV[ξ] = U[ξ]ᵀ dM[ξ] and the adjoint
-// input transform for the input gradient.
+// (8 lanes per pixel) and cut into a x a tiles m pixels apart (a = m+2);
+// each tile's input transform goes to column (block*tiles + tile)*8 + lane
+// of a*a matrices V[ξ] (channels x columns), one per position ξ of the
+// transformed tile. With the transformed filters U[ξ] (filters x channels)
+// the convolution is then a*a independent products M[ξ] = U[ξ] V[ξ], and
+// the output transform of each column of the M[ξ] gives an m x m block of
+// outputs. The backward pass runs the same way in reverse: dM[ξ] from the
+// output gradient by the adjoint output transform, dU[ξ] += dM[ξ] V[ξ]ᵀ
+// summed over the chunks for the filter gradient, dV[ξ] = U[ξ]ᵀ dM[ξ] and
+// the adjoint input transform for the input gradient.
 //
 // The work of a chunk is split over threads by blocks and channels for the
 // transforms and by ξ for the products, never within a sum: the results
 // have the same bits for every thread count. The error against the exact
-// convolution is bounded as docs/performance.md derives and package audit
-// checks.
+// convolution is bounded as package audit states and checks.
 
 // ConvAlgorithm selects how Conv2d computes the convolutions the Winograd
-// path can take.
+// path can take: float32, 3x3 filters, stride 1, at least winoMinChannels
+// input channels and filters, images of at most 64x64 outputs. The others
+// always run direct.
 type ConvAlgorithm int32
 
 const (
-	// ConvWinograd, the default, computes float32 convolutions with 3x3
-	// filters, stride 1, at least winoMinChannels input channels and
-	// filters and at most winoMaxTiles 4x4 output tiles per image with
-	// Winograd F(4x4, 3x3); the others run direct.
+	// ConvWinograd, the default, takes for each convolution the Winograd
+	// tile that needs fewer multiplications for its output size, F(4x4,
+	// 3x3) on a tie: F(5x5, 3x3) for the 13x13 and 5x5 outputs of the
+	// digits extractor.
 	ConvWinograd ConvAlgorithm = iota
 	// ConvDirect computes every convolution with im2col and Gemm.
 	ConvDirect
+	// ConvWinograd4 always takes F(4x4, 3x3).
+	ConvWinograd4
+	// ConvWinograd5 always takes F(5x5, 3x3).
+	ConvWinograd5
 )
 
-// String returns "winograd" or "direct".
+var convAlgorithmNames = [...]string{
+	ConvWinograd: "winograd", ConvDirect: "direct", ConvWinograd4: "winograd4x4", ConvWinograd5: "winograd5x5",
+}
+
+// String returns "winograd", "direct", "winograd4x4" or "winograd5x5".
 func (a ConvAlgorithm) String() string {
-	switch a {
-	case ConvWinograd:
-		return "winograd"
-	case ConvDirect:
-		return "direct"
+	if a >= 0 && int(a) < len(convAlgorithmNames) {
+		return convAlgorithmNames[a]
 	}
 	return fmt.Sprintf("ConvAlgorithm(%d)", int32(a))
+}
+
+// ParseConvAlgorithm returns the algorithm String names.
+func ParseConvAlgorithm(name string) (ConvAlgorithm, error) {
+	for a, n := range convAlgorithmNames {
+		if n == name {
+			return ConvAlgorithm(a), nil
+		}
+	}
+	return 0, fmt.Errorf("autodiff: unknown convolution algorithm %q (want one of %v)", name, convAlgorithmNames)
 }
 
 var convAlgorithm atomic.Int32
@@ -64,7 +80,7 @@ var convAlgorithm atomic.Int32
 // one. It panics on a value that is not one of the constants. It must not be
 // called while a convolution runs.
 func SetConvAlgorithm(a ConvAlgorithm) (previous ConvAlgorithm) {
-	if a != ConvWinograd && a != ConvDirect {
+	if a < 0 || int(a) >= len(convAlgorithmNames) {
 		panic(fmt.Sprintf("autodiff: SetConvAlgorithm(%v): unknown algorithm", a))
 	}
 	return ConvAlgorithm(convAlgorithm.Swap(int32(a)))
@@ -75,27 +91,59 @@ func CurrentConvAlgorithm() ConvAlgorithm { return ConvAlgorithm(convAlgorithm.L
 
 // Limits of the Winograd path. Below winoMinChannels input channels or
 // filters the products are too thin for the transforms to pay; above
-// winoMaxTiles tiles per image (images larger than 64x64) one block of 8
-// images would not fit the caches.
+// winoMaxOutput outputs per image side one block of 8 images would not fit
+// the caches.
 const (
 	winoMinChannels = 16
-	winoMaxTiles    = 256
+	winoMaxOutput   = 64
 )
 
 // winoCols is the number of matrix columns (tiles times lanes) a chunk aims
-// at: with 64 to 256 channels the 36 matrices V and M of a chunk take a few
-// MiB, within the last-level cache, and every product is wide enough for the
-// micro-kernel. It is a variable so that tests can force several chunks.
+// at: with 64 to 256 channels the a*a matrices V and M of a chunk take a
+// few MiB, within the last-level cache, and every product is wide enough
+// for the micro-kernel. It is a variable so that tests can force several
+// chunks.
 var winoCols = 128
+
+// winoTile returns the Winograd tile Conv2d takes for g under the current
+// algorithm, or 0 for the direct path; n images of element type T, f
+// filters.
+func winoTile[T kernel.Float](g *convGeom, n, f int) kernel.WinogradTile {
+	alg := CurrentConvAlgorithm()
+	if unsafe.Sizeof(T(0)) != 4 || alg == ConvDirect || n == 0 {
+		return 0
+	}
+	if g.kh != 3 || g.kw != 3 || g.stride != 1 || g.c < winoMinChannels || f < winoMinChannels ||
+		g.oh > winoMaxOutput || g.ow > winoMaxOutput {
+		return 0
+	}
+	switch alg {
+	case ConvWinograd4:
+		return kernel.F4x4
+	case ConvWinograd5:
+		return kernel.F5x5
+	}
+	cost := func(t kernel.WinogradTile) int {
+		m, a := t.Outputs(), t.Size()
+		return ((g.oh + m - 1) / m) * ((g.ow + m - 1) / m) * a * a
+	}
+	if cost(kernel.F5x5) < cost(kernel.F4x4) {
+		return kernel.F5x5
+	}
+	return kernel.F4x4
+}
 
 // winoGeom is the layout of the Winograd path for one convolution.
 type winoGeom struct {
 	*convGeom
+	tile     kernel.WinogradTile
+	m, a     int     // output and input tile sides
+	pos      int     // a*a positions of a transformed tile
 	th, tw   int     // tiles per column and per row
 	tiles    int     // th*tw tiles per image
-	wp       int     // width of the padded input buffer, 4*tw+2 (height 4*th+2)
+	wp       int     // width of the padded input buffer, m*tw+2 (height m*th+2)
 	inLen    int     // values of the padded input buffer
-	opw      int     // width of the output buffer, 4*tw (height 4*th)
+	opw      int     // width of the output buffer, m*tw (height m*th)
 	outLen   int     // values of the output buffer
 	inOffs   []int32 // input pixel (y, x) -> its lanes in the padded input buffer
 	outOffs  []int32 // output pixel (oy, ox) -> its lanes in the output buffer
@@ -105,24 +153,15 @@ type winoGeom struct {
 	outPlane int     // oh*ow
 }
 
-// winoApplies reports whether Conv2d of n images with f filters of element
-// type T takes the Winograd path.
-func winoApplies[T kernel.Float](g *convGeom, n, f int) bool {
-	if unsafe.Sizeof(T(0)) != 4 || CurrentConvAlgorithm() != ConvWinograd || n == 0 {
-		return false
-	}
-	return g.kh == 3 && g.kw == 3 && g.stride == 1 && g.c >= winoMinChannels && f >= winoMinChannels &&
-		((g.oh+3)/4)*((g.ow+3)/4) <= winoMaxTiles
-}
-
-func newWinoGeom(g *convGeom) *winoGeom {
+func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
 	L := kernel.Lanes
-	wg := &winoGeom{convGeom: g, th: (g.oh + 3) / 4, tw: (g.ow + 3) / 4}
+	m, a := tile.Outputs(), tile.Size()
+	wg := &winoGeom{convGeom: g, tile: tile, m: m, a: a, pos: a * a, th: (g.oh + m - 1) / m, tw: (g.ow + m - 1) / m}
 	wg.tiles = wg.th * wg.tw
-	wg.wp = 4*wg.tw + 2
-	wg.inLen = (4*wg.th + 2) * wg.wp * L
-	wg.opw = 4 * wg.tw
-	wg.outLen = 4 * wg.th * wg.opw * L
+	wg.wp = m*wg.tw + 2
+	wg.inLen = (m*wg.th + 2) * wg.wp * L
+	wg.opw = m * wg.tw
+	wg.outLen = m * wg.th * wg.opw * L
 	wg.inPlane, wg.outPlane = g.h*g.w, g.oh*g.ow
 	wg.inOffs = make([]int32, 0, wg.inPlane)
 	for y := 0; y < g.h; y++ {
@@ -186,40 +225,45 @@ func as32[T kernel.Float](x []T) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
 }
 
-// Test hooks: the transforms the Winograd path calls and the G matrix of
-// its filter transform. Tests swap them for wrong ones to see that the
+// Test hooks: the transforms the Winograd path calls and the G matrices of
+// its filter transforms. Tests swap them for wrong ones to see that the
 // error bound catches them.
 var (
 	winoIn     = kernel.WinogradIn
 	winoInAdj  = kernel.WinogradInAdj
 	winoOut    = kernel.WinogradOut
 	winoOutAdj = kernel.WinogradOutAdj
-	winoG      = func() [6][3]float64 { _, g, _ := kernel.WinogradMatrices(); return g }()
+	winoG      = map[kernel.WinogradTile][][]float64{kernel.F4x4: matrixG(kernel.F4x4), kernel.F5x5: matrixG(kernel.F5x5)}
 )
 
-// winoFilter sets u, 36 matrices of f x c, to the filter transform G w Gᵀ
-// of the f x c filters of w (f x c x 3 x 3): position ξ = 6a+b of filter
-// (i, j) at u[ξ*f*c + i*c + j]. When ut is not nil it also receives the 36
+func matrixG(t kernel.WinogradTile) [][]float64 {
+	_, g, _ := t.Matrices()
+	return g
+}
+
+// winoFilter sets u, a*a matrices of f x c, to the filter transform G w Gᵀ
+// of the f x c filters of w (f x c x 3 x 3): position ξ = a*p+q of filter
+// (i, j) at u[ξ*f*c + i*c + j]. When ut is not nil it also receives the
 // transposes, c x f. The transform is computed in float64 and rounded once.
-func winoFilter(u, ut, w []float32, f, c int) {
-	G := winoG
+func winoFilter(t kernel.WinogradTile, u, ut, w []float32, f, c int) {
+	G, a := winoG[t], t.Size()
 	fc := f * c
 	parallelRange(fc, 64, func(lo, hi int) {
-		var t [6][3]float64
+		tmp := make([]float64, 3*a)
 		for i := lo; i < hi; i++ {
 			g := w[9*i : 9*i+9]
-			for a := range 6 {
+			for p := range a {
 				for j := range 3 {
-					t[a][j] = G[a][0]*float64(g[j]) + G[a][1]*float64(g[3+j]) + G[a][2]*float64(g[6+j])
+					tmp[3*p+j] = G[p][0]*float64(g[j]) + G[p][1]*float64(g[3+j]) + G[p][2]*float64(g[6+j])
 				}
 			}
 			it := (i%c)*f + i/c
-			for a := range 6 {
-				for b := range 6 {
-					v := float32(t[a][0]*G[b][0] + t[a][1]*G[b][1] + t[a][2]*G[b][2])
-					u[(6*a+b)*fc+i] = v
+			for p := range a {
+				for q := range a {
+					v := float32(tmp[3*p]*G[q][0] + tmp[3*p+1]*G[q][1] + tmp[3*p+2]*G[q][2])
+					u[(a*p+q)*fc+i] = v
 					if ut != nil {
-						ut[(6*a+b)*fc+it] = v
+						ut[(a*p+q)*fc+it] = v
 					}
 				}
 			}
@@ -227,30 +271,33 @@ func winoFilter(u, ut, w []float32, f, c int) {
 	})
 }
 
-// winoPacked is a set of 36 packed transformed filters, one per position ξ.
-type winoPacked [36]kernel.PackedA[float32]
+// winoPacked is a set of packed transformed filters, one per position ξ.
+type winoPacked []kernel.PackedA[float32]
 
 // winoPacks keeps packed filter sets for reuse, so that their storage is
 // not allocated afresh at every pass.
 var winoPacks struct {
 	sync.Mutex
-	free []*winoPacked
+	free []winoPacked
 }
 
-// packFilters returns the 36 matrices of m (each r x k, row-major) packed
+// packFilters returns the pos matrices of m (each r x k, row-major) packed
 // for GemmPacked.
-func packFilters(m []float32, r, k int) *winoPacked {
+func packFilters(m []float32, pos, r, k int) winoPacked {
 	winoPacks.Lock()
-	var p *winoPacked
-	if n := len(winoPacks.free); n > 0 {
-		p = winoPacks.free[n-1]
-		winoPacks.free = winoPacks.free[:n-1]
+	var p winoPacked
+	for i := len(winoPacks.free) - 1; i >= 0; i-- {
+		if len(winoPacks.free[i]) == pos {
+			p = winoPacks.free[i]
+			winoPacks.free = append(winoPacks.free[:i], winoPacks.free[i+1:]...)
+			break
+		}
 	}
 	winoPacks.Unlock()
 	if p == nil {
-		p = new(winoPacked)
+		p = make(winoPacked, pos)
 	}
-	parallelRange(36, 1, func(lo, hi int) {
+	parallelRange(pos, 1, func(lo, hi int) {
 		for xi := lo; xi < hi; xi++ {
 			kernel.PackA(&p[xi], false, r, k, 1, m[xi*r*k:], k)
 		}
@@ -259,36 +306,36 @@ func packFilters(m []float32, r, k int) *winoPacked {
 }
 
 // releasePacks returns p to the free list.
-func releasePacks(p *winoPacked) {
+func releasePacks(p winoPacked) {
 	winoPacks.Lock()
 	winoPacks.free = append(winoPacks.free, p)
 	winoPacks.Unlock()
 }
 
 // winoFilterAdj sets dw (f x c x 3 x 3) to the adjoint of the filter
-// transform, Gᵀ du G, of the 36 matrices du laid out as winoFilter's u,
+// transform, Gᵀ du G, of the a*a matrices du laid out as winoFilter's u,
 // computed in float64 and rounded once.
-func winoFilterAdj(dw, du []float32, fc int) {
-	G := winoG
+func winoFilterAdj(t kernel.WinogradTile, dw, du []float32, fc int) {
+	G, a := winoG[t], t.Size()
 	parallelRange(fc, 64, func(lo, hi int) {
-		var t [3][6]float64
+		tmp := make([]float64, 3*a)
 		for i := lo; i < hi; i++ {
-			for p := range 3 {
-				for b := range 6 {
+			for r := range 3 {
+				for q := range a {
 					var s float64
-					for a := range 6 {
-						s += G[a][p] * float64(du[(6*a+b)*fc+i])
+					for p := range a {
+						s += G[p][r] * float64(du[(a*p+q)*fc+i])
 					}
-					t[p][b] = s
+					tmp[r*a+q] = s
 				}
 			}
-			for p := range 3 {
-				for q := range 3 {
+			for r := range 3 {
+				for c := range 3 {
 					var s float64
-					for b := range 6 {
-						s += t[p][b] * G[b][q]
+					for q := range a {
+						s += tmp[r*a+q] * G[q][c]
 					}
-					dw[9*i+3*p+q] = float32(s)
+					dw[9*i+3*r+c] = float32(s)
 				}
 			}
 		}
@@ -297,14 +344,14 @@ func winoFilterAdj(dw, du []float32, fc int) {
 
 // transformIn interleaves channel c of block blk of the chunk into buf
 // (whose padding is zero) and writes its tiles' input transforms to columns
-// of v (36 matrices of c x ch.cols).
+// of v (a*a matrices of c x ch.cols).
 func (wg *winoGeom) transformIn(v, x, buf []float32, ch winoChunk, blk, c int) {
 	L, chw := kernel.Lanes, wg.c*wg.inPlane
 	img := ch.n0 + blk*L
 	kernel.Interleave8(buf, wg.inOffs, x[img*chw+c*wg.inPlane:], chw, ch.lanes(blk))
 	col := c*ch.cols + blk*wg.tiles*L
 	for ty := 0; ty < wg.th; ty++ {
-		winoIn(v[col+ty*wg.tw*L:], xiStride(wg.c, ch.cols), buf[4*ty*wg.wp*L:], wg.wp*L, wg.tw)
+		winoIn(wg.tile, v[col+ty*wg.tw*L:], xiStride(wg.c, ch.cols), buf[wg.m*ty*wg.wp*L:], wg.wp*L, wg.tw)
 	}
 }
 
@@ -312,18 +359,18 @@ func (wg *winoGeom) transformIn(v, x, buf []float32, ch winoChunk, blk, c int) {
 // parallel loop.
 func scratch(n int) []float32 { return allocZeroed[float32](n) }
 
-// winoForward is convForward on the Winograd path: y (n x f x oh x ow) is
-// the convolution of x (n x c x h x w) with w (f x c x 3 x 3) plus b (f
-// values, or nil).
-func winoForward(g *convGeom, n, f int, x, w, b, y []float32) {
-	wg := newWinoGeom(g)
-	C, L := g.c, kernel.Lanes
-	u := alloc[float32](36 * f * C)
-	winoFilter(u, nil, w, f, C)
-	pu := packFilters(u, f, C)
+// winoForward is convForward on the Winograd path with the given tile: y (n
+// x f x oh x ow) is the convolution of x (n x c x h x w) with w (f x c x 3 x
+// 3) plus b (f values, or nil).
+func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32) {
+	wg := newWinoGeom(g, tile)
+	C, L, pos := g.c, kernel.Lanes, wg.pos
+	u := alloc[float32](pos * f * C)
+	winoFilter(tile, u, nil, w, f, C)
+	pu := packFilters(u, pos, f, C)
 	release(u)
-	v := alloc[float32](36 * xiStride(C, wg.cols))
-	m := alloc[float32](36 * xiStride(f, wg.cols))
+	v := alloc[float32](pos * xiStride(C, wg.cols))
+	m := alloc[float32](pos * xiStride(f, wg.cols))
 	ofc := f * wg.outPlane
 	for _, ch := range wg.chunks(n) {
 		T := ch.cols
@@ -335,7 +382,7 @@ func winoForward(g *convGeom, n, f int, x, w, b, y []float32) {
 			}
 			release(buf)
 		})
-		parallelRange(36, 1, func(lo, hi int) {
+		parallelRange(pos, 1, func(lo, hi int) {
 			for xi := lo; xi < hi; xi++ {
 				kernel.GemmPacked(&pu[xi], false, T, v[xi*vs:], T, 0, m[xi*ms:], T)
 			}
@@ -350,7 +397,7 @@ func winoForward(g *convGeom, n, f int, x, w, b, y []float32) {
 				}
 				col := fi*T + blk*wg.tiles*L
 				for ty := 0; ty < wg.th; ty++ {
-					winoOut(buf[4*ty*wg.opw*L:], wg.opw*L, m[col+ty*wg.tw*L:], ms, wg.tw, bias)
+					winoOut(tile, buf[wg.m*ty*wg.opw*L:], wg.opw*L, m[col+ty*wg.tw*L:], ms, wg.tw, bias)
 				}
 				img := ch.n0 + blk*L
 				kernel.Deinterleave8(y[img*ofc+fi*wg.outPlane:], ofc, buf, wg.outOffs, ch.lanes(blk))
@@ -363,27 +410,27 @@ func winoForward(g *convGeom, n, f int, x, w, b, y []float32) {
 	release(m)
 }
 
-// winoBackward is convBackward on the Winograd path: for the gradient dy
-// (n x f x oh x ow) of the output it sets dx (n x c x h x w, needs w) and
-// dw (f x c x 3 x 3, needs x), each skipped when nil.
-func winoBackward(g *convGeom, n, f int, x, w, dy, dx, dw []float32) {
-	wg := newWinoGeom(g)
-	C, L := g.c, kernel.Lanes
+// winoBackward is convBackward on the Winograd path with the given tile:
+// for the gradient dy (n x f x oh x ow) of the output it sets dx (n x c x h
+// x w, needs w) and dw (f x c x 3 x 3, needs x), each skipped when nil.
+func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw []float32) {
+	wg := newWinoGeom(g, tile)
+	C, L, pos := g.c, kernel.Lanes, wg.pos
 	var du []float32
-	var put *winoPacked // the transposed transformed filters, packed
+	var put winoPacked // the transposed transformed filters, packed
 	if dx != nil {
-		u, ut := alloc[float32](36*f*C), alloc[float32](36*f*C)
-		winoFilter(u, ut, w, f, C)
-		put = packFilters(ut, C, f)
+		u, ut := alloc[float32](pos*f*C), alloc[float32](pos*f*C)
+		winoFilter(tile, u, ut, w, f, C)
+		put = packFilters(ut, pos, C, f)
 		release(u)
 		release(ut)
 	}
 	if dw != nil {
-		du = alloc[float32](36 * f * C)
+		du = alloc[float32](pos * f * C)
 	}
 	// v holds V, then dV in the positions whose dU is done.
-	v := alloc[float32](36 * xiStride(C, wg.cols))
-	dm := alloc[float32](36 * xiStride(f, wg.cols))
+	v := alloc[float32](pos * xiStride(C, wg.cols))
+	dm := alloc[float32](pos * xiStride(f, wg.cols))
 	ofc, chw := f*wg.outPlane, C*wg.inPlane
 	for k, ch := range wg.chunks(n) {
 		T := ch.cols
@@ -411,7 +458,7 @@ func winoBackward(g *convGeom, n, f int, x, w, dy, dx, dw []float32) {
 				kernel.Interleave8(out, wg.outOffs, dy[img*ofc+fi*wg.outPlane:], ofc, ch.lanes(blk))
 				col := fi*T + blk*wg.tiles*L
 				for ty := 0; ty < wg.th; ty++ {
-					winoOutAdj(dm[col+ty*wg.tw*L:], ms, out[4*ty*wg.opw*L:], wg.opw*L, wg.tw)
+					winoOutAdj(tile, dm[col+ty*wg.tw*L:], ms, out[wg.m*ty*wg.opw*L:], wg.opw*L, wg.tw)
 				}
 			}
 			if in != nil {
@@ -425,7 +472,7 @@ func winoBackward(g *convGeom, n, f int, x, w, dy, dx, dw []float32) {
 		if k > 0 {
 			beta = 1
 		}
-		parallelRange(36, 1, func(lo, hi int) {
+		parallelRange(pos, 1, func(lo, hi int) {
 			for xi := lo; xi < hi; xi++ {
 				if dw != nil {
 					kernel.GemmSerial(false, true, f, C, T, 1, dm[xi*ms:], T, v[xi*vs:], T, beta, du[xi*f*C:], C)
@@ -445,7 +492,7 @@ func winoBackward(g *convGeom, n, f int, x, w, dy, dx, dw []float32) {
 				clear(buf)
 				col := c*T + blk*wg.tiles*L
 				for ty := 0; ty < wg.th; ty++ {
-					winoInAdj(buf[4*ty*wg.wp*L:], wg.wp*L, v[col+ty*wg.tw*L:], vs, wg.tw)
+					winoInAdj(tile, buf[wg.m*ty*wg.wp*L:], wg.wp*L, v[col+ty*wg.tw*L:], vs, wg.tw)
 				}
 				img := ch.n0 + blk*L
 				kernel.Deinterleave8(dx[img*chw+c*wg.inPlane:], chw, buf, wg.inOffs, ch.lanes(blk))
@@ -454,7 +501,7 @@ func winoBackward(g *convGeom, n, f int, x, w, dy, dx, dw []float32) {
 		})
 	}
 	if dw != nil {
-		winoFilterAdj(dw, du, f*C)
+		winoFilterAdj(tile, dw, du, f*C)
 		release(du)
 	}
 	if put != nil {

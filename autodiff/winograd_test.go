@@ -35,10 +35,10 @@ func f32conv(t *testing.T, alg autodiff.ConvAlgorithm, s convShape, x, w, b, see
 	return out.Data(), g[0].Data(), g[1].Data()
 }
 
-// TestConvWinogradMatchesDirect compares the Winograd path with the direct
-// one on shapes with partial 8-image blocks, several chunks (a small column
-// budget), padding, odd sizes and tiles cut by the edges, and checks that the
-// results have the same bits on 1, 2 and 3 threads.
+// TestConvWinogradMatchesDirect compares both Winograd paths with the
+// direct one on shapes with partial 8-image blocks, several chunks (a small
+// column budget), padding, odd sizes and tiles cut by the edges, and checks
+// that the results have the same bits on 1, 2 and 3 threads.
 func TestConvWinogradMatchesDirect(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	shapes := []convShape{
@@ -48,83 +48,96 @@ func TestConvWinogradMatchesDirect(t *testing.T) {
 		{n: 1, c: 16, h: 3, w: 3, f: 16, kh: 3, kw: 3, stride: 1, pad: 0, bias: true},
 		{n: 8, c: 24, h: 12, w: 9, f: 16, kh: 3, kw: 3, stride: 1, pad: 0, bias: true},
 	}
-	for _, cols := range []int{128, 8} {
-		prevCols := autodiff.SetWinogradCols(cols)
-		for _, s := range shapes {
-			if !autodiff.WinogradApplies(s.n, s.c, s.h, s.w, s.f, 3, 3, 1, s.pad) {
-				t.Fatalf("%v: the Winograd path does not apply", s)
-			}
-			x, w, b := convInputs(r, s)
-			oh, ow := s.h+2*s.pad-2, s.w+2*s.pad-2
-			seed := convRandData(r, s.n*s.f*oh*ow)
-			y0, dx0, dw0 := f32conv(t, autodiff.ConvDirect, s, x, w, b, seed)
-			var first [3][]float32
-			for _, threads := range []int{1, 2, 3} {
-				prev := kernel.SetThreads(threads)
-				y, dx, dw := f32conv(t, autodiff.ConvWinograd, s, x, w, b, seed)
-				kernel.SetThreads(prev)
-				name := fmt.Sprintf("%v cols %d threads %d", s, cols, threads)
-				for k, pair := range [][2][]float32{{y, y0}, {dx, dx0}, {dw, dw0}} {
-					got, want := pair[0], pair[1]
-					var scale float64
-					for _, v := range want {
-						scale = math.Max(scale, math.Abs(float64(v)))
-					}
-					for i := range want {
-						if d := math.Abs(float64(got[i] - want[i])); d > 2e-5*scale || math.IsNaN(d) {
-							t.Fatalf("%s: output %d [%d] = %v, direct %v", name, k, i, got[i], want[i])
+	for _, alg := range []autodiff.ConvAlgorithm{autodiff.ConvWinograd4, autodiff.ConvWinograd5} {
+		for _, cols := range []int{128, 8} {
+			prevCols := autodiff.SetWinogradCols(cols)
+			for _, s := range shapes {
+				x, w, b := convInputs(r, s)
+				oh, ow := s.h+2*s.pad-2, s.w+2*s.pad-2
+				seed := convRandData(r, s.n*s.f*oh*ow)
+				y0, dx0, dw0 := f32conv(t, autodiff.ConvDirect, s, x, w, b, seed)
+				var first [3][]float32
+				for _, threads := range []int{1, 2, 3} {
+					prev := kernel.SetThreads(threads)
+					y, dx, dw := f32conv(t, alg, s, x, w, b, seed)
+					kernel.SetThreads(prev)
+					name := fmt.Sprintf("%v %v cols %d threads %d", alg, s, cols, threads)
+					for k, pair := range [][2][]float32{{y, y0}, {dx, dx0}, {dw, dw0}} {
+						got, want := pair[0], pair[1]
+						var scale float64
+						for _, v := range want {
+							scale = math.Max(scale, math.Abs(float64(v)))
 						}
-					}
-					if threads == 1 {
-						first[k] = append([]float32(nil), got...)
-						continue
-					}
-					for i := range got {
-						if math.Float32bits(got[i]) != math.Float32bits(first[k][i]) {
-							t.Fatalf("%s: output %d [%d] = %v, %v on one thread", name, k, i, got[i], first[k][i])
+						for i := range want {
+							if d := math.Abs(float64(got[i] - want[i])); d > 2e-5*scale || math.IsNaN(d) {
+								t.Fatalf("%s: output %d [%d] = %v, direct %v", name, k, i, got[i], want[i])
+							}
+						}
+						if threads == 1 {
+							first[k] = append([]float32(nil), got...)
+							continue
+						}
+						for i := range got {
+							if math.Float32bits(got[i]) != math.Float32bits(first[k][i]) {
+								t.Fatalf("%s: output %d [%d] = %v, %v on one thread", name, k, i, got[i], first[k][i])
+							}
 						}
 					}
 				}
 			}
+			autodiff.SetWinogradCols(prevCols)
 		}
-		autodiff.SetWinogradCols(prevCols)
 	}
 }
 
-// TestConvWinogradApplies checks which convolutions take the Winograd path.
-func TestConvWinogradApplies(t *testing.T) {
+// TestConvWinogradTile checks which convolutions take a Winograd path, and
+// which tile.
+func TestConvWinogradTile(t *testing.T) {
+	const none = kernel.WinogradTile(0)
 	for _, tc := range []struct {
 		n, c, h, w, f, kh, kw, stride, pad int
-		want                               bool
+		want                               kernel.WinogradTile
 	}{
-		{512, 64, 15, 15, 128, 3, 3, 1, 0, true},
-		{512, 128, 7, 7, 256, 3, 3, 1, 0, true},
-		{512, 3, 32, 32, 64, 3, 3, 1, 0, false}, // 3 input channels
-		{4, 64, 15, 15, 8, 3, 3, 1, 0, false},   // 8 filters
-		{4, 64, 15, 15, 64, 3, 3, 2, 0, false},  // stride 2
-		{4, 64, 15, 15, 64, 5, 5, 1, 0, false},  // 5x5
-		{4, 64, 66, 66, 64, 3, 3, 1, 0, true},   // 16 x 16 tiles
-		{4, 64, 67, 67, 64, 3, 3, 1, 0, false},  // more tiles
-		{0, 64, 15, 15, 64, 3, 3, 1, 0, false},  // no image
+		{512, 64, 15, 15, 128, 3, 3, 1, 0, kernel.F5x5}, // 13x13 outputs: 9 tiles of 49 against 16 of 36
+		{512, 128, 7, 7, 256, 3, 3, 1, 0, kernel.F5x5},  // 5x5: 1 tile of 49 against 4 of 36
+		{512, 64, 10, 10, 64, 3, 3, 1, 0, kernel.F4x4},  // 8x8: 4 tiles of 36 against 4 of 49
+		{512, 3, 32, 32, 64, 3, 3, 1, 0, none},          // 3 input channels
+		{4, 64, 15, 15, 8, 3, 3, 1, 0, none},            // 8 filters
+		{4, 64, 15, 15, 64, 3, 3, 2, 0, none},           // stride 2
+		{4, 64, 15, 15, 64, 5, 5, 1, 0, none},           // 5x5
+		{4, 64, 66, 66, 64, 3, 3, 1, 0, kernel.F5x5},    // 64x64 outputs: 169 tiles of 49 against 256 of 36
+		{4, 64, 67, 67, 64, 3, 3, 1, 0, none},           // larger
+		{0, 64, 15, 15, 64, 3, 3, 1, 0, none},           // no image
 	} {
-		if got := autodiff.WinogradApplies(tc.n, tc.c, tc.h, tc.w, tc.f, tc.kh, tc.kw, tc.stride, tc.pad); got != tc.want {
-			t.Errorf("%+v: applies %v, want %v", tc, got, tc.want)
+		if got := autodiff.WinogradTileFor(tc.n, tc.c, tc.h, tc.w, tc.f, tc.kh, tc.kw, tc.stride, tc.pad); got != tc.want {
+			t.Errorf("%+v: tile %v, want %v", tc, got, tc.want)
 		}
 	}
-	prev := autodiff.SetConvAlgorithm(autodiff.ConvDirect)
-	if autodiff.WinogradApplies(512, 64, 15, 15, 128, 3, 3, 1, 0) {
-		t.Error("the Winograd path applies under ConvDirect")
+	for alg, want := range map[autodiff.ConvAlgorithm]kernel.WinogradTile{
+		autodiff.ConvDirect: none, autodiff.ConvWinograd4: kernel.F4x4, autodiff.ConvWinograd5: kernel.F5x5,
+	} {
+		prev := autodiff.SetConvAlgorithm(alg)
+		if got := autodiff.WinogradTileFor(512, 64, 15, 15, 128, 3, 3, 1, 0); got != want {
+			t.Errorf("%v: tile %v, want %v", alg, got, want)
+		}
+		if autodiff.SetConvAlgorithm(prev) != alg || autodiff.CurrentConvAlgorithm() != prev {
+			t.Error("SetConvAlgorithm does not return or restore the algorithm")
+		}
+		if a, err := autodiff.ParseConvAlgorithm(alg.String()); a != alg || err != nil {
+			t.Errorf("ParseConvAlgorithm(%q) = %v, %v", alg.String(), a, err)
+		}
 	}
-	if autodiff.SetConvAlgorithm(prev) != autodiff.ConvDirect || autodiff.CurrentConvAlgorithm() != prev {
-		t.Error("SetConvAlgorithm does not return or restore the algorithm")
+	if _, err := autodiff.ParseConvAlgorithm("fft"); err == nil {
+		t.Error("ParseConvAlgorithm(fft) succeeded")
 	}
 }
 
-// winogradChecks runs the audit's Winograd checks under the current
-// implementation and returns their worst error as a fraction of the bound.
-func winogradChecks(t *testing.T) (float64, string) {
+// winogradChecks runs the audit's check of the Winograd path alg under the
+// current implementation and returns its worst error as a fraction of the
+// bound.
+func winogradChecks(t *testing.T, alg autodiff.ConvAlgorithm) (float64, string) {
 	t.Helper()
-	only := regexp.MustCompile(`^Conv2d/winograd ` + kernel.Impl() + ` `)
+	only := regexp.MustCompile(`^Conv2d/` + alg.String() + ` ` + kernel.Impl() + ` `)
 	res, err := audit.Run(context.Background(), audit.ConvChecks(), audit.Options{Seed: 3, Only: only})
 	if err != nil || len(res) != 1 {
 		t.Fatalf("audit: %d results, %v", len(res), err)
@@ -132,48 +145,61 @@ func winogradChecks(t *testing.T) (float64, string) {
 	return res[0].MaxErr, res[0].Detail
 }
 
-// TestConvWinogradBound runs the audit's error-bound check of the Winograd
-// path, then the same with a transform made wrong by one part in a thousand,
-// one at a time: each wrong transform must break the bound.
+// TestConvWinogradBound runs the audit's error-bound checks of the Winograd
+// paths, then the same with a transform made wrong by one part in a
+// thousand, one at a time: each wrong transform must break the bound.
 func TestConvWinogradBound(t *testing.T) {
-	if e, detail := winogradChecks(t); e > 1 {
-		t.Fatalf("the Winograd path exceeds its error bound: %.3g of it (%s)", e, detail)
+	algs := []autodiff.ConvAlgorithm{autodiff.ConvWinograd4, autodiff.ConvWinograd5}
+	for _, alg := range algs {
+		if e, detail := winogradChecks(t, alg); e > 1 {
+			t.Fatalf("%v exceeds its error bound: %.3g of it (%s)", alg, e, detail)
+		}
 	}
 	good := autodiff.CurrentWinogradTransforms()
 	defer autodiff.SetWinogradTransforms(good)
 	const eps = 1e-3
 	// mix adds eps times position 8 of the transformed tile to position 7
-	// (36 positions stride apart, tiles*8 lanes each).
+	// (positions stride apart, tiles*8 lanes each).
 	mix := func(buf []float32, stride, tiles int) {
 		for i := 0; i < tiles*kernel.Lanes; i++ {
 			buf[7*stride+i] += eps * buf[8*stride+i]
 		}
 	}
 	wrong := map[string]func(*autodiff.WinogradTransforms){
-		"G": func(w *autodiff.WinogradTransforms) { w.G[3][1] *= 1 + eps },
+		"G": func(w *autodiff.WinogradTransforms) {
+			w.G = map[kernel.WinogradTile][][]float64{}
+			for tile, g := range good.G {
+				c := make([][]float64, len(g))
+				for i := range g {
+					c[i] = append([]float64(nil), g[i]...)
+				}
+				c[3][1] *= 1 + eps
+				w.G[tile] = c
+			}
+		},
 		"In": func(w *autodiff.WinogradTransforms) {
-			w.In = func(dst []float32, stride int, src []float32, row, tiles int) {
-				good.In(dst, stride, src, row, tiles)
+			w.In = func(tile kernel.WinogradTile, dst []float32, stride int, src []float32, row, tiles int) {
+				good.In(tile, dst, stride, src, row, tiles)
 				mix(dst, stride, tiles)
 			}
 		},
 		"InAdj": func(w *autodiff.WinogradTransforms) {
-			w.InAdj = func(dst []float32, row int, src []float32, stride, tiles int) {
+			w.InAdj = func(tile kernel.WinogradTile, dst []float32, row int, src []float32, stride, tiles int) {
 				tmp := append([]float32(nil), src...)
 				mix(tmp, stride, tiles)
-				good.InAdj(dst, row, tmp, stride, tiles)
+				good.InAdj(tile, dst, row, tmp, stride, tiles)
 			}
 		},
 		"Out": func(w *autodiff.WinogradTransforms) {
-			w.Out = func(dst []float32, row int, src []float32, stride, tiles int, bias float32) {
+			w.Out = func(tile kernel.WinogradTile, dst []float32, row int, src []float32, stride, tiles int, bias float32) {
 				tmp := append([]float32(nil), src...)
 				mix(tmp, stride, tiles)
-				good.Out(dst, row, tmp, stride, tiles, bias)
+				good.Out(tile, dst, row, tmp, stride, tiles, bias)
 			}
 		},
 		"OutAdj": func(w *autodiff.WinogradTransforms) {
-			w.OutAdj = func(dst []float32, stride int, src []float32, row, tiles int) {
-				good.OutAdj(dst, stride, src, row, tiles)
+			w.OutAdj = func(tile kernel.WinogradTile, dst []float32, stride int, src []float32, row, tiles int) {
+				good.OutAdj(tile, dst, stride, src, row, tiles)
 				mix(dst, stride, tiles)
 			}
 		},
@@ -182,11 +208,12 @@ func TestConvWinogradBound(t *testing.T) {
 		w := good
 		spoil(&w)
 		autodiff.SetWinogradTransforms(w)
-		e, detail := winogradChecks(t)
-		autodiff.SetWinogradTransforms(good)
-		if e <= 1 {
-			t.Errorf("wrong %s: error %.3g of the bound, want it broken (%s)", name, e, detail)
+		for _, alg := range algs {
+			if e, detail := winogradChecks(t, alg); e <= 1 {
+				t.Errorf("%v with a wrong %s: error %.3g of the bound, want it broken (%s)", alg, name, e, detail)
+			}
 		}
+		autodiff.SetWinogradTransforms(good)
 	}
 }
 
@@ -217,14 +244,17 @@ func TestConvWinogradSecondOrder(t *testing.T) {
 		}
 		return append(append([]float32{penalty.Item()}, g[0].Data()...), g[1].Data()...)
 	}
-	direct, wino := run(autodiff.ConvDirect), run(autodiff.ConvWinograd)
+	direct := run(autodiff.ConvDirect)
 	var scale float64
 	for _, v := range direct {
 		scale = math.Max(scale, math.Abs(float64(v)))
 	}
-	for i := range direct {
-		if d := math.Abs(float64(wino[i] - direct[i])); d > 1e-4*scale || math.IsNaN(d) {
-			t.Fatalf("value %d: %v on the Winograd path, %v direct", i, wino[i], direct[i])
+	for _, alg := range []autodiff.ConvAlgorithm{autodiff.ConvWinograd4, autodiff.ConvWinograd5} {
+		wino := run(alg)
+		for i := range direct {
+			if d := math.Abs(float64(wino[i] - direct[i])); d > 1e-4*scale || math.IsNaN(d) {
+				t.Fatalf("%v: value %d: %v on the Winograd path, %v direct", alg, i, wino[i], direct[i])
+			}
 		}
 	}
 }

@@ -12,33 +12,36 @@ import (
 )
 
 // The float32 convolution checks: Conv2d's output and both gradients, on
-// the direct path (im2col and Gemm) and on the Winograd F(4x4, 3x3) path,
-// under each kernel implementation, against the convolution of the same
-// float32 values computed exactly (in float64, whose rounding is far below
-// float32's).
+// the direct path (im2col and Gemm) and on the Winograd paths F(4x4, 3x3)
+// and F(5x5, 3x3), under each kernel implementation, against the
+// convolution of the same float32 values computed exactly (in float64,
+// whose rounding is far below float32's).
 //
 // The direct path must agree to 1e-5 of each element's natural scale, the
 // sum of the absolute values of the products it adds (plus |bias|).
 //
-// The Winograd path must stay within the bound that follows from counting
-// the roundings each value goes through (Higham's gamma_k = k u / (1 - k u),
+// A Winograd path must stay within the bound that follows from counting the
+// roundings each value goes through (Higham's gamma_k = k u / (1 - k u),
 // u = 2^-24, applied to the sum of the absolute values of the terms, each
-// through the absolute values of the transform matrices):
+// through the absolute values of the transform matrices), with the
+// transforms' rounding counts r_in, r_inadj, r_out, r_outadj of
+// kernel.WinogradTile.Roundings:
 //
-//	|y - ŷ|  <= gamma(C+12)      * (|Aᵀ| [sum_c |U_c| ∘ (|Bᵀ| |d_c| |B|)] |A| + |b|)
-//	|dx - dx̂| <= gamma(F+14)     * sum over the tiles covering the pixel of |B| [sum_f |U_f| ∘ (|A| |dy_f| |Aᵀ|)] |Bᵀ|
-//	|dw - dŵ| <= gamma(N*tiles+10) * |Gᵀ| [sum over images and tiles of (|A| |dy| |Aᵀ|) ∘ (|Bᵀ| |d| |B|)] |G|
+//	|y - ŷ|   <= gamma(C + r_in + r_out + 2)          * (|Aᵀ| [sum_c |U_c| ∘ (|Bᵀ| |d_c| |B|)] |A| + |b|)
+//	|dx - dx̂| <= gamma(F + r_outadj + r_inadj + 4)   * sum over the tiles covering the pixel of |B| [sum_f |U_f| ∘ (|A| |dy_f| |Aᵀ|)] |Bᵀ|
+//	|dw - dŵ| <= gamma(N*T + r_outadj + r_in + 2)    * |Gᵀ| [sum over images and tiles of (|A| |dy| |Aᵀ|) ∘ (|Bᵀ| |d| |B|)] |G|
 //
 // with U = G g Gᵀ the exact transformed filter, C the input channels, F the
-// filters, N the images and tiles the 4x4 output tiles of one image. The
-// counts: the filter transform is rounded once; the input transform
-// (package kernel's WinogradIn) takes at most 4 roundings, the output
-// transform 6 and the bias 1; the product sums C terms (F for dx, N*tiles
-// for dw); the adjoint transforms take 4 (WinogradOutAdj) and 6
-// (WinogradInAdj), and a pixel of dx adds up to 4 overlapping tiles (3
-// roundings); dw's filter transform adjoint is rounded once, with one more
-// for its float64 arithmetic. The check reports the largest error as a
-// fraction of its bound: above 1 it fails.
+// filters, N the images and T the output tiles of one image. Besides the
+// transforms: the filter transform is rounded once (it is computed in
+// float64); the products sum C terms (F for dx, N*T for dw, across the
+// chunks); the bias adds one rounding; a pixel of dx adds up to 4
+// overlapping tiles (3 roundings); dw's filter transform adjoint is rounded
+// once, with one more allowed for its float64 arithmetic. For F(4x4, 3x3)
+// (roundings 4, 6, 6, 4) that is gamma(C+12), gamma(F+14) and
+// gamma(N*T+10); for F(5x5, 3x3) (6, 10, 8, 8) gamma(C+16), gamma(F+22) and
+// gamma(N*T+16). The check reports the largest error as a fraction of its
+// bound: above 1 it fails.
 
 // Tolerances of the convolution checks.
 const (
@@ -65,6 +68,7 @@ func (cs convCase) out() (oh, ow int) { return cs.h + 2*cs.pad - 2, cs.w + 2*cs.
 // convData holds the float32 inputs of one check and the exact results.
 type convData struct {
 	cs                    convCase
+	tile                  kernel.WinogradTile // the Winograd scales' tile, 0 for none
 	x, w, b, dy           []float32
 	y, dx, dw             []float64 // exact
 	sy, sdx, sdw          []float64 // sums of |terms| of the direct convolution
@@ -72,15 +76,17 @@ type convData struct {
 	oh, ow, tiles, th, tw int
 }
 
-func newConvData(cs convCase, r *rand.Rand) *convData {
-	d := &convData{cs: cs}
+func newConvData(cs convCase, tile kernel.WinogradTile, r *rand.Rand) *convData {
+	d := &convData{cs: cs, tile: tile}
 	d.oh, d.ow = cs.out()
 	d.x = normals(r, cs.n*cs.c*cs.h*cs.w, 1)
 	d.w = normals(r, cs.f*cs.c*9, 1/math.Sqrt(float64(9*cs.c)))
 	d.b = normals(r, cs.f, 0.1)
 	d.dy = normals(r, cs.n*cs.f*d.oh*d.ow, 1)
 	d.exact()
-	d.winogradScales()
+	if tile != 0 {
+		d.winogradScales()
+	}
 	return d
 }
 
@@ -135,22 +141,14 @@ func (d *convData) exact() {
 	}
 }
 
-// absMats returns the element-wise absolute values of Bᵀ, G and Aᵀ.
-func absMats() (bt [6][6]float64, g [6][3]float64, at [4][6]float64) {
-	bt, g, at = kernel.WinogradMatrices()
-	for i := range bt {
-		for j := range bt[i] {
-			bt[i][j] = math.Abs(bt[i][j])
-		}
-	}
-	for i := range g {
-		for j := range g[i] {
-			g[i][j] = math.Abs(g[i][j])
-		}
-	}
-	for i := range at {
-		for j := range at[i] {
-			at[i][j] = math.Abs(at[i][j])
+// absMats returns the element-wise absolute values of Bᵀ, G and Aᵀ of t.
+func absMats(t kernel.WinogradTile) (bt, g, at [][]float64) {
+	bt, g, at = t.Matrices()
+	for _, m := range [][][]float64{bt, g, at} {
+		for i := range m {
+			for j := range m[i] {
+				m[i][j] = math.Abs(m[i][j])
+			}
 		}
 	}
 	return bt, g, at
@@ -161,98 +159,91 @@ func absMats() (bt [6][6]float64, g [6][3]float64, at [4][6]float64) {
 func (d *convData) winogradScales() {
 	cs := d.cs
 	n, c, h, w, f, pad := cs.n, cs.c, cs.h, cs.w, cs.f, cs.pad
-	d.th, d.tw = (d.oh+3)/4, (d.ow+3)/4
+	m, a := d.tile.Outputs(), d.tile.Size()
+	P := a * a
+	d.th, d.tw = (d.oh+m-1)/m, (d.ow+m-1)/m
 	d.tiles = d.th * d.tw
 	T := d.tiles
-	absBT, absG, absAT := absMats()
-	_, G, _ := kernel.WinogradMatrices()
+	absBT, absG, absAT := absMats(d.tile)
+	_, G, _ := d.tile.Matrices()
 	// |U| for every filter: |G g Gᵀ|, exact.
-	absU := make([]float64, f*c*36)
+	absU := make([]float64, f*c*P)
 	for k := 0; k < f*c; k++ {
-		var t [6][3]float64
-		for a := 0; a < 6; a++ {
+		t := make([][3]float64, a)
+		for p := 0; p < a; p++ {
 			for j := 0; j < 3; j++ {
 				for i := 0; i < 3; i++ {
-					t[a][j] += G[a][i] * float64(d.w[9*k+3*i+j])
+					t[p][j] += G[p][i] * float64(d.w[9*k+3*i+j])
 				}
 			}
 		}
-		for a := 0; a < 6; a++ {
-			for b := 0; b < 6; b++ {
+		for p := 0; p < a; p++ {
+			for q := 0; q < a; q++ {
 				var s float64
 				for j := 0; j < 3; j++ {
-					s += t[a][j] * G[b][j]
+					s += t[p][j] * G[q][j]
 				}
-				absU[k*36+6*a+b] = math.Abs(s)
+				absU[k*P+a*p+q] = math.Abs(s)
 			}
 		}
 	}
 	// |Bᵀ| |d| |B| for every image, channel and tile; |A| |dy| |Aᵀ| for
 	// every image, filter and tile.
-	absV := make([]float64, n*c*T*36)
+	absV := make([]float64, n*c*T*P)
+	tile := make([][]float64, a)
+	for i := range tile {
+		tile[i] = make([]float64, a)
+	}
 	for in := 0; in < n; in++ {
 		for ci := 0; ci < c; ci++ {
 			for t := 0; t < T; t++ {
-				y0, x0 := 4*(t/d.tw)-pad, 4*(t%d.tw)-pad
-				var tile [6][6]float64
-				for i := 0; i < 6; i++ {
-					for j := 0; j < 6; j++ {
+				y0, x0 := m*(t/d.tw)-pad, m*(t%d.tw)-pad
+				for i := 0; i < a; i++ {
+					for j := 0; j < a; j++ {
 						tile[i][j] = math.Abs(at(d.x, c, h, w, in, ci, y0+i, x0+j))
 					}
 				}
-				sandwich66(absV[((in*c+ci)*T+t)*36:], &absBT, &tile)
+				sandwich(absV[((in*c+ci)*T+t)*P:], absBT, tile, absBT)
 			}
 		}
 	}
-	absDM := make([]float64, n*f*T*36)
+	absDM := make([]float64, n*f*T*P)
+	absA := transposed(absAT)
+	ytile := make([][]float64, m)
+	for i := range ytile {
+		ytile[i] = make([]float64, m)
+	}
 	for in := 0; in < n; in++ {
 		for fi := 0; fi < f; fi++ {
 			for t := 0; t < T; t++ {
-				y0, x0 := 4*(t/d.tw), 4*(t%d.tw)
-				var tile [4][4]float64
-				for i := 0; i < 4; i++ {
-					for j := 0; j < 4; j++ {
-						tile[i][j] = math.Abs(at(d.dy, f, d.oh, d.ow, in, fi, y0+i, x0+j))
+				y0, x0 := m*(t/d.tw), m*(t%d.tw)
+				for i := 0; i < m; i++ {
+					for j := 0; j < m; j++ {
+						ytile[i][j] = math.Abs(at(d.dy, f, d.oh, d.ow, in, fi, y0+i, x0+j))
 					}
 				}
-				// |A| |dy| |Aᵀ|: |A| is |Aᵀ| transposed.
-				for a := 0; a < 6; a++ {
-					for b := 0; b < 6; b++ {
-						var s float64
-						for i := 0; i < 4; i++ {
-							for j := 0; j < 4; j++ {
-								s += absAT[i][a] * tile[i][j] * absAT[j][b]
-							}
-						}
-						absDM[((in*f+fi)*T+t)*36+6*a+b] = s
-					}
-				}
+				sandwich(absDM[((in*f+fi)*T+t)*P:], absA, ytile, absA)
 			}
 		}
 	}
 	// Output: |Aᵀ| [sum_c |U| ∘ |V|] |A| + |b|.
 	d.wy = make([]float64, n*f*d.oh*d.ow)
+	z := make([]float64, P)
 	for in := 0; in < n; in++ {
 		for fi := 0; fi < f; fi++ {
 			for t := 0; t < T; t++ {
-				var z [36]float64
+				clear(z)
 				for ci := 0; ci < c; ci++ {
-					u := absU[(fi*c+ci)*36:]
-					v := absV[((in*c+ci)*T+t)*36:]
+					u := absU[(fi*c+ci)*P:]
+					v := absV[((in*c+ci)*T+t)*P:]
 					for k := range z {
 						z[k] += u[k] * v[k]
 					}
 				}
-				y0, x0 := 4*(t/d.tw), 4*(t%d.tw)
-				for i := 0; i < 4 && y0+i < d.oh; i++ {
-					for j := 0; j < 4 && x0+j < d.ow; j++ {
-						var s float64
-						for a := 0; a < 6; a++ {
-							for b := 0; b < 6; b++ {
-								s += absAT[i][a] * z[6*a+b] * absAT[j][b]
-							}
-						}
-						d.wy[((in*f+fi)*d.oh+y0+i)*d.ow+x0+j] = s + math.Abs(float64(d.b[fi]))
+				y0, x0 := m*(t/d.tw), m*(t%d.tw)
+				for i := 0; i < m && y0+i < d.oh; i++ {
+					for j := 0; j < m && x0+j < d.ow; j++ {
+						d.wy[((in*f+fi)*d.oh+y0+i)*d.ow+x0+j] = bilinear(absAT[i], z, absAT[j]) + math.Abs(float64(d.b[fi]))
 					}
 				}
 			}
@@ -261,31 +252,26 @@ func (d *convData) winogradScales() {
 	// Input gradient: per tile |B| [sum_f |U| ∘ |dM|] |Bᵀ|, added over the
 	// tiles that cover each pixel.
 	d.wdx = make([]float64, n*c*h*w)
+	absB := transposed(absBT)
 	for in := 0; in < n; in++ {
 		for ci := 0; ci < c; ci++ {
 			for t := 0; t < T; t++ {
-				var z [36]float64
+				clear(z)
 				for fi := 0; fi < f; fi++ {
-					u := absU[(fi*c+ci)*36:]
-					m := absDM[((in*f+fi)*T+t)*36:]
+					u := absU[(fi*c+ci)*P:]
+					dm := absDM[((in*f+fi)*T+t)*P:]
 					for k := range z {
-						z[k] += u[k] * m[k]
+						z[k] += u[k] * dm[k]
 					}
 				}
-				y0, x0 := 4*(t/d.tw)-pad, 4*(t%d.tw)-pad
-				for i := 0; i < 6; i++ {
-					for j := 0; j < 6; j++ {
+				y0, x0 := m*(t/d.tw)-pad, m*(t%d.tw)-pad
+				for i := 0; i < a; i++ {
+					for j := 0; j < a; j++ {
 						iy, ix := y0+i, x0+j
 						if iy < 0 || iy >= h || ix < 0 || ix >= w {
 							continue
 						}
-						var s float64
-						for a := 0; a < 6; a++ {
-							for b := 0; b < 6; b++ {
-								s += absBT[a][i] * z[6*a+b] * absBT[b][j]
-							}
-						}
-						d.wdx[((in*c+ci)*h+iy)*w+ix] += s
+						d.wdx[((in*c+ci)*h+iy)*w+ix] += bilinear(absB[i], z, absB[j])
 					}
 				}
 			}
@@ -293,50 +279,74 @@ func (d *convData) winogradScales() {
 	}
 	// Filter gradient: |Gᵀ| [sum over images and tiles of |dM| ∘ |V|] |G|.
 	d.wdw = make([]float64, f*c*9)
+	absGT := transposed(absG)
 	for fi := 0; fi < f; fi++ {
 		for ci := 0; ci < c; ci++ {
-			var z [36]float64
+			clear(z)
 			for in := 0; in < n; in++ {
 				for t := 0; t < T; t++ {
-					m := absDM[((in*f+fi)*T+t)*36:]
-					v := absV[((in*c+ci)*T+t)*36:]
+					dm := absDM[((in*f+fi)*T+t)*P:]
+					v := absV[((in*c+ci)*T+t)*P:]
 					for k := range z {
-						z[k] += m[k] * v[k]
+						z[k] += dm[k] * v[k]
 					}
 				}
 			}
 			for i := 0; i < 3; i++ {
 				for j := 0; j < 3; j++ {
-					var s float64
-					for a := 0; a < 6; a++ {
-						for b := 0; b < 6; b++ {
-							s += absG[a][i] * z[6*a+b] * absG[b][j]
-						}
-					}
-					d.wdw[(fi*c+ci)*9+3*i+j] = s
+					d.wdw[(fi*c+ci)*9+3*i+j] = bilinear(absGT[i], z, absGT[j])
 				}
 			}
 		}
 	}
 }
 
-// sandwich66 sets dst[6a+b] to (L X Lᵀ)[a][b] for 6x6 matrices.
-func sandwich66(dst []float64, l, x *[6][6]float64) {
-	var t [6][6]float64
-	for a := 0; a < 6; a++ {
-		for j := 0; j < 6; j++ {
-			for i := 0; i < 6; i++ {
-				t[a][j] += l[a][i] * x[i][j]
-			}
+// transposed returns the transpose of m.
+func transposed(m [][]float64) [][]float64 {
+	out := make([][]float64, len(m[0]))
+	for j := range out {
+		out[j] = make([]float64, len(m))
+		for i := range m {
+			out[j][i] = m[i][j]
 		}
 	}
-	for a := 0; a < 6; a++ {
-		for b := 0; b < 6; b++ {
+	return out
+}
+
+// bilinear returns l z rᵀ for vectors l and r of length a and z an a x a
+// matrix stored by rows.
+func bilinear(l, z, r []float64) float64 {
+	a := len(l)
+	var s float64
+	for p := 0; p < a; p++ {
+		if l[p] == 0 {
+			continue
+		}
+		var row float64
+		for q := 0; q < a; q++ {
+			row += z[a*p+q] * r[q]
+		}
+		s += l[p] * row
+	}
+	return s
+}
+
+// sandwich sets dst[p*len(r)+q] to (L X Rᵀ)[p][q].
+func sandwich(dst []float64, l, x, r [][]float64) {
+	for p := range l {
+		for q := range r {
 			var s float64
-			for j := 0; j < 6; j++ {
-				s += t[a][j] * l[b][j]
+			for i := range x {
+				if l[p][i] == 0 {
+					continue
+				}
+				var row float64
+				for j := range x[i] {
+					row += x[i][j] * r[q][j]
+				}
+				s += l[p][i] * row
 			}
-			dst[6*a+b] = s
+			dst[p*len(r)+q] = s
 		}
 	}
 }
@@ -379,14 +389,33 @@ func convWorst(w *worst, name string, got []float32, want, scale []float64, k fl
 	}
 }
 
+// winogradGammas returns the gamma factors of the bounds of y, dx and dw
+// for tile t (see the top of this file).
+func winogradGammas(t kernel.WinogradTile, cs convCase, tiles int) (gy, gdx, gdw float64) {
+	in, inAdj, out, outAdj := t.Roundings()
+	return gamma(cs.c + in + out + 2), gamma(cs.f + outAdj + inAdj + 4), gamma(cs.n*tiles + outAdj + in + 2)
+}
+
+// convTile returns the Winograd tile of an algorithm, 0 for direct.
+func convTile(alg autodiff.ConvAlgorithm) kernel.WinogradTile {
+	switch alg {
+	case autodiff.ConvWinograd4:
+		return kernel.F4x4
+	case autodiff.ConvWinograd5:
+		return kernel.F5x5
+	}
+	return 0
+}
+
 // convCheck runs Conv2d with algorithm alg under implementation impl on
 // every case and returns the worst error: for the direct path relative to
-// the sum of |terms|, for the Winograd path as a fraction of its bound.
+// the sum of |terms|, for a Winograd path as a fraction of its bound.
 func convCheck(alg autodiff.ConvAlgorithm, impl string, r *rand.Rand) (float64, string, error) {
 	var total worst
 	var parts []string
+	tile := convTile(alg)
 	for _, cs := range convCases {
-		d := newConvData(cs, r)
+		d := newConvData(cs, tile, r)
 		var y, dx, dw []float32
 		var runErr error
 		if err := under(impl, func() { y, dx, dw, runErr = d.run(alg) }); err != nil {
@@ -396,14 +425,15 @@ func convCheck(alg autodiff.ConvAlgorithm, impl string, r *rand.Rand) (float64, 
 			return 0, "", runErr
 		}
 		var wy, wdx, wdw worst
-		if alg == autodiff.ConvDirect {
+		if tile == 0 {
 			convWorst(&wy, "y", y, d.y, d.sy, 1)
 			convWorst(&wdx, "dx", dx, d.dx, d.sdx, 1)
 			convWorst(&wdw, "dw", dw, d.dw, d.sdw, 1)
 		} else {
-			convWorst(&wy, "y", y, d.y, d.wy, gamma(cs.c+12))
-			convWorst(&wdx, "dx", dx, d.dx, d.wdx, gamma(cs.f+14))
-			convWorst(&wdw, "dw", dw, d.dw, d.wdw, gamma(cs.n*d.tiles+10))
+			gy, gdx, gdw := winogradGammas(tile, cs, d.tiles)
+			convWorst(&wy, "y", y, d.y, d.wy, gy)
+			convWorst(&wdx, "dx", dx, d.dx, d.wdx, gdx)
+			convWorst(&wdw, "dw", dw, d.dw, d.wdw, gdw)
 		}
 		parts = append(parts, fmt.Sprintf("%dx%dx%dx%d f%d pad%d: y %.3g dx %.3g dw %.3g",
 			cs.n, cs.c, cs.h, cs.w, cs.f, cs.pad, wy.err, wdx.err, wdw.err))
@@ -422,12 +452,12 @@ func convCheck(alg autodiff.ConvAlgorithm, impl string, r *rand.Rand) (float64, 
 
 // ConvChecks returns the float32 checks of Conv2d: for each kernel
 // implementation (not applicable where the CPU or build lacks it) the
-// direct path to within 1e-5 of the sum of |terms|, and the Winograd path
-// within its error bound.
+// direct path to within 1e-5 of the sum of |terms|, and the Winograd paths
+// F(4x4, 3x3) and F(5x5, 3x3) within their error bounds.
 func ConvChecks() []Check {
 	avail := kernel.Available()
 	var out []Check
-	for _, alg := range []autodiff.ConvAlgorithm{autodiff.ConvDirect, autodiff.ConvWinograd} {
+	for _, alg := range []autodiff.ConvAlgorithm{autodiff.ConvDirect, autodiff.ConvWinograd4, autodiff.ConvWinograd5} {
 		for _, impl := range append(slices.Clone(simdImpls), "go") {
 			c := Check{Op: "Conv2d/" + alg.String(), Kind: impl + " vs float64"}
 			if alg == autodiff.ConvDirect {
@@ -435,7 +465,7 @@ func ConvChecks() []Check {
 				c.Notes = "y, dx, dw; error relative to the sum of |terms|"
 			} else {
 				c.Tol = tolConvBound
-				c.Notes = "y, dx, dw; error as a fraction of the Winograd bound"
+				c.Notes = "y, dx, dw; error as a fraction of the " + convTile(alg).String() + " bound"
 			}
 			if !slices.Contains(avail, impl) {
 				c.NA = fmt.Sprintf("%s not available on this machine and build (available: %s)", impl, strings.Join(avail, ", "))

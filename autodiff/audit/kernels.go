@@ -303,29 +303,36 @@ const (
 	winoOutAdj
 )
 
-// winogradSpec compares one Winograd transform under impl with "go" on
-// several tile counts and strides, on inputs holding special values and an
+// winogradSpec compares one Winograd transform under impl with "go" for
+// both tile sizes on several tile counts and strides, on inputs holding special values and an
 // output buffer of random values (the adjoint of the input transform adds
 // into it).
 func winogradSpec(which int) func(*rand.Rand, string) (float64, string, error) {
 	return func(r *rand.Rand, impl string) (float64, string, error) {
 		var w worst
 		L := kernel.Lanes
-		for _, lay := range []struct{ tiles, row, stride int }{{1, 6 * L, L}, {3, 14*L + 3, 3*L + 5}, {4, 18 * L, 64*L + 16}, {7, 30 * L, 9 * L}} {
-			tileLen := 5*lay.row + L*(4*(lay.tiles-1)+6)
-			posLen := 35*lay.stride + L*lay.tiles
+		for _, lay := range []struct {
+			tile              kernel.WinogradTile
+			tiles, row, stride int
+		}{
+			{kernel.F4x4, 1, 6 * L, L}, {kernel.F4x4, 3, 14*L + 3, 3*L + 5}, {kernel.F4x4, 4, 18 * L, 64*L + 16},
+			{kernel.F5x5, 1, 7 * L, L}, {kernel.F5x5, 3, 17*L + 3, 3*L + 5}, {kernel.F5x5, 3, 17 * L, 128*L + 16},
+		} {
+			m, a := lay.tile.Outputs(), lay.tile.Size()
+			tileLen := (a-1)*lay.row + L*(m*(lay.tiles-1)+a)
+			posLen := (a*a-1)*lay.stride + L*lay.tiles
 			src := specials(r, normals(r, max(tileLen, posLen), 1))
 			base := normals(r, max(tileLen, posLen), 1)
 			apply := func(dst []float32) {
 				switch which {
 				case winoIn:
-					kernel.WinogradIn(dst, lay.stride, src, lay.row, lay.tiles)
+					kernel.WinogradIn(lay.tile, dst, lay.stride, src, lay.row, lay.tiles)
 				case winoInAdj:
-					kernel.WinogradInAdj(dst, lay.row, src, lay.stride, lay.tiles)
+					kernel.WinogradInAdj(lay.tile, dst, lay.row, src, lay.stride, lay.tiles)
 				case winoOut:
-					kernel.WinogradOut(dst, lay.row, src, lay.stride, lay.tiles, 0.375)
+					kernel.WinogradOut(lay.tile, dst, lay.row, src, lay.stride, lay.tiles, 0.375)
 				case winoOutAdj:
-					kernel.WinogradOutAdj(dst, lay.stride, src, lay.row, lay.tiles)
+					kernel.WinogradOutAdj(lay.tile, dst, lay.stride, src, lay.row, lay.tiles)
 				}
 			}
 			got, want := slices.Clone(base), slices.Clone(base)
@@ -338,7 +345,7 @@ func winogradSpec(which int) func(*rand.Rand, string) (float64, string, error) {
 			for i := range got {
 				g, x := float64(got[i]), float64(want[i])
 				w.add(relErr(g, x, math.Max(math.Abs(x), 0x1p-126)), g, x, func() string {
-					return fmt.Sprintf("%d tiles, value %d", lay.tiles, i)
+					return fmt.Sprintf("%v, %d tiles, value %d", lay.tile, lay.tiles, i)
 				})
 			}
 		}

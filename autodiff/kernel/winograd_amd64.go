@@ -6,25 +6,45 @@ package kernel
 // winograd_twin.go. They take at least one tile (the interleaves at least 8
 // offsets) and pointers to buffers that the exported kernels have checked.
 
-// winogradInAVX2 is winogradInGo.
+// winogradIn4AVX2 is winogradInGo(F4x4, ...).
 //
 //go:noescape
-func winogradInAVX2(dst *float32, stride int, src *float32, row int, tiles int)
+func winogradIn4AVX2(dst *float32, stride int, src *float32, row int, tiles int)
 
-// winogradInAdjAVX2 is winogradInAdjGo.
+// winogradInAdj4AVX2 is winogradInAdjGo(F4x4, ...).
 //
 //go:noescape
-func winogradInAdjAVX2(dst *float32, row int, src *float32, stride int, tiles int)
+func winogradInAdj4AVX2(dst *float32, row int, src *float32, stride int, tiles int)
 
-// winogradOutAVX2 is winogradOutGo.
+// winogradOut4AVX2 is winogradOutGo(F4x4, ...).
 //
 //go:noescape
-func winogradOutAVX2(dst *float32, row int, src *float32, stride int, tiles int, bias float32)
+func winogradOut4AVX2(dst *float32, row int, src *float32, stride int, tiles int, bias float32)
 
-// winogradOutAdjAVX2 is winogradOutAdjGo.
+// winogradOutAdj4AVX2 is winogradOutAdjGo(F4x4, ...).
 //
 //go:noescape
-func winogradOutAdjAVX2(dst *float32, stride int, src *float32, row int, tiles int)
+func winogradOutAdj4AVX2(dst *float32, stride int, src *float32, row int, tiles int)
+
+// winogradIn5AVX2 is winogradInGo(F5x5, ...).
+//
+//go:noescape
+func winogradIn5AVX2(dst *float32, stride int, src *float32, row int, tiles int)
+
+// winogradInAdj5AVX2 is winogradInAdjGo(F5x5, ...).
+//
+//go:noescape
+func winogradInAdj5AVX2(dst *float32, row int, src *float32, stride int, tiles int)
+
+// winogradOut5AVX2 is winogradOutGo(F5x5, ...).
+//
+//go:noescape
+func winogradOut5AVX2(dst *float32, row int, src *float32, stride int, tiles int, bias float32)
+
+// winogradOutAdj5AVX2 is winogradOutAdjGo(F5x5, ...).
+//
+//go:noescape
+func winogradOutAdj5AVX2(dst *float32, stride int, src *float32, row int, tiles int)
 
 // interleave8AVX2 is interleave8Go with 8 lanes for n >= 8 offsets.
 //

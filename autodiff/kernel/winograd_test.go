@@ -43,57 +43,56 @@ func transposeM(m [][]float64) [][]float64 {
 	return out
 }
 
-func winoMats() (bt, g, at, b, gt, a [][]float64) {
-	bt6, g6, at4 := WinogradMatrices()
-	for i := range bt6 {
-		bt = append(bt, bt6[i][:])
-	}
-	for i := range g6 {
-		g = append(g, g6[i][:])
-	}
-	for i := range at4 {
-		at = append(at, at4[i][:])
-	}
-	return bt, g, at, transposeM(bt), transposeM(g), transposeM(at)
+func winoMats(t WinogradTile) (bt, g, at, b, a [][]float64) {
+	bt, g, at = t.Matrices()
+	return bt, g, at, transposeM(bt), transposeM(at)
 }
 
+var winoTileList = []WinogradTile{F4x4, F5x5}
+
 // TestWinogradIdentity checks the matrices: Aᵀ[(G g Gᵀ) ∘ (Bᵀ d B)]A is the
-// valid 3x3 cross-correlation of the 6x6 tile d with g.
+// valid 3x3 cross-correlation of the a x a tile d with g.
 func TestWinogradIdentity(t *testing.T) {
-	bt, g, at, b, _, a := winoMats()
 	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := 0; trial < 20; trial++ {
-		d := make([][]float64, 6)
-		for i := range d {
-			d[i] = make([]float64, 6)
-			for j := range d[i] {
-				d[i][j] = rng.NormFloat64()
-			}
+	for _, tile := range winoTileList {
+		bt, g, at, b, a := winoMats(tile)
+		m, al := tile.Outputs(), tile.Size()
+		if len(bt) != al || len(g) != al || len(at) != m {
+			t.Fatalf("%v: matrices %dx, %dx, %dx", tile, len(bt), len(g), len(at))
 		}
-		f := make([][]float64, 3)
-		for i := range f {
-			f[i] = []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
-		}
-		u := winoDense(g, f, g)
-		v := winoDense(bt, d, transposeM(b))
-		m := make([][]float64, 6)
-		for i := range m {
-			m[i] = make([]float64, 6)
-			for j := range m[i] {
-				m[i][j] = u[i][j] * v[i][j]
-			}
-		}
-		y := winoDense(at, m, transposeM(a))
-		for i := 0; i < 4; i++ {
-			for j := 0; j < 4; j++ {
-				var want float64
-				for p := 0; p < 3; p++ {
-					for q := 0; q < 3; q++ {
-						want += f[p][q] * d[i+p][j+q]
-					}
+		for trial := 0; trial < 20; trial++ {
+			d := make([][]float64, al)
+			for i := range d {
+				d[i] = make([]float64, al)
+				for j := range d[i] {
+					d[i][j] = rng.NormFloat64()
 				}
-				if math.Abs(y[i][j]-want) > 1e-12*(1+math.Abs(want)) {
-					t.Fatalf("trial %d: y[%d][%d] = %v, correlation %v", trial, i, j, y[i][j], want)
+			}
+			f := make([][]float64, 3)
+			for i := range f {
+				f[i] = []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+			}
+			u := winoDense(g, f, g)
+			v := winoDense(bt, d, transposeM(b))
+			mm := make([][]float64, al)
+			for i := range mm {
+				mm[i] = make([]float64, al)
+				for j := range mm[i] {
+					mm[i][j] = u[i][j] * v[i][j]
+				}
+			}
+			y := winoDense(at, mm, transposeM(a))
+			for i := 0; i < m; i++ {
+				for j := 0; j < m; j++ {
+					var want float64
+					for p := 0; p < 3; p++ {
+						for q := 0; q < 3; q++ {
+							want += f[p][q] * d[i+p][j+q]
+						}
+					}
+					if math.Abs(y[i][j]-want) > 1e-11*(1+math.Abs(want)) {
+						t.Fatalf("%v trial %d: y[%d][%d] = %v, correlation %v", tile, trial, i, j, y[i][j], want)
+					}
 				}
 			}
 		}
@@ -101,98 +100,99 @@ func TestWinogradIdentity(t *testing.T) {
 }
 
 // winoLayout is a buffer geometry for the transform tests: tiles side by
-// side in a tile-side buffer of rows x row values and 36 positions stride
+// side in a tile-side buffer of rows x row values and a*a positions stride
 // apart on the transform side.
 type winoLayout struct{ tiles, row, stride int }
 
 var winoLayouts = []winoLayout{
-	{1, 6 * Lanes, Lanes},
-	{1, 6*Lanes + 3, Lanes + 5},
-	{3, 14 * Lanes, 3 * Lanes},
-	{4, 18*Lanes + 1, 7*Lanes + 2},
-	{7, 30 * Lanes, 9 * Lanes},
+	{1, 7 * Lanes, Lanes},
+	{1, 7*Lanes + 3, Lanes + 5},
+	{3, 17 * Lanes, 3 * Lanes},
+	{4, 22*Lanes + 1, 7*Lanes + 2},
+	{7, 37 * Lanes, 9 * Lanes},
+}
+
+// lens returns the lengths of the tile-side and transform-side buffers of
+// lay for tile t.
+func (lay winoLayout) lens(t WinogradTile) (tileLen, posLen int) {
+	m, a := t.Outputs(), t.Size()
+	return (a-1)*lay.row + Lanes*(m*(lay.tiles-1)+a), (a*a-1)*lay.stride + Lanes*lay.tiles
 }
 
 // TestWinogradTwinsMath checks each Go twin against the dense float64
-// transform it computes: the tile side of each of the 8 lanes of every tile
-// against L x Rᵀ.
+// transform it computes, on each of the 8 lanes of every tile.
 func TestWinogradTwinsMath(t *testing.T) {
-	bt, _, at, b, _, a := winoMats()
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, lay := range winoLayouts {
-		tileLen := 5*lay.row + Lanes*(4*(lay.tiles-1)+6)
-		posLen := 35*lay.stride + Lanes*lay.tiles
-		src := randSlice32(rng, max(tileLen, posLen))
-		tileAt := func(buf []float32, rows, cols, t, l int) [][]float64 {
-			out := make([][]float64, rows)
-			for i := range out {
-				out[i] = make([]float64, cols)
-				for j := range out[i] {
-					out[i][j] = float64(buf[i*lay.row+Lanes*(4*t+j)+l])
+	for _, tile := range winoTileList {
+		bt, _, at, b, a := winoMats(tile)
+		m, al := tile.Outputs(), tile.Size()
+		for _, lay := range winoLayouts {
+			tileLen, posLen := lay.lens(tile)
+			src := randSlice32(rng, max(tileLen, posLen))
+			tileAt := func(buf []float32, n, k, l int) [][]float64 {
+				out := make([][]float64, n)
+				for i := range out {
+					out[i] = make([]float64, n)
+					for j := range out[i] {
+						out[i][j] = float64(buf[i*lay.row+Lanes*(m*k+j)+l])
+					}
 				}
+				return out
 			}
-			return out
-		}
-		posAt := func(buf []float32, t, l int) [][]float64 {
-			out := make([][]float64, 6)
-			for i := range out {
-				out[i] = make([]float64, 6)
-				for j := range out[i] {
-					out[i][j] = float64(buf[(6*i+j)*lay.stride+Lanes*t+l])
+			posAt := func(buf []float32, k, l int) [][]float64 {
+				out := make([][]float64, al)
+				for i := range out {
+					out[i] = make([]float64, al)
+					for j := range out[i] {
+						out[i][j] = float64(buf[(al*i+j)*lay.stride+Lanes*k+l])
+					}
 				}
+				return out
 			}
-			return out
-		}
-		check := func(name string, got, want [][]float64, scale float64) {
-			t.Helper()
-			for i := range want {
-				for j := range want[i] {
-					if math.Abs(got[i][j]-want[i][j]) > 1e-5*scale {
-						t.Fatalf("%s %+v: [%d][%d] = %v, dense %v", name, lay, i, j, got[i][j], want[i][j])
+			check := func(name string, got, want [][]float64) {
+				t.Helper()
+				for i := range want {
+					for j := range want[i] {
+						if math.Abs(got[i][j]-want[i][j]) > 1e-4*(1+math.Abs(want[i][j])) {
+							t.Fatalf("%v %s %+v: [%d][%d] = %v, dense %v", tile, name, lay, i, j, got[i][j], want[i][j])
+						}
 					}
 				}
 			}
-		}
-		in := make([]float32, posLen)
-		winogradInGo(in, lay.stride, src, lay.row, lay.tiles)
-		out := make([]float32, tileLen)
-		winogradOutGo(out, lay.row, src, lay.stride, lay.tiles, 0.5)
-		outAdj := make([]float32, posLen)
-		winogradOutAdjGo(outAdj, lay.stride, src, lay.row, lay.tiles)
-		for tt := 0; tt < lay.tiles; tt++ {
-			for l := 0; l < Lanes; l++ {
-				check("in", posAt(in, tt, l), winoDense(bt, tileAt(src, 6, 6, tt, l), bt), 100)
-				y := winoDense(at, posAt(src, tt, l), at)
-				for i := range y {
-					for j := range y[i] {
-						y[i][j] += 0.5
+			in := make([]float32, posLen)
+			winogradInGo(tile, in, lay.stride, src, lay.row, lay.tiles)
+			out := make([]float32, tileLen)
+			winogradOutGo(tile, out, lay.row, src, lay.stride, lay.tiles, 0.5)
+			outAdj := make([]float32, posLen)
+			winogradOutAdjGo(tile, outAdj, lay.stride, src, lay.row, lay.tiles)
+			for k := 0; k < lay.tiles; k++ {
+				for l := 0; l < Lanes; l++ {
+					check("in", posAt(in, k, l), winoDense(bt, tileAt(src, al, k, l), bt))
+					y := winoDense(at, posAt(src, k, l), at)
+					for i := range y {
+						for j := range y[i] {
+							y[i][j] += 0.5
+						}
 					}
+					check("out", tileAt(out, m, k, l), y)
+					check("outAdj", posAt(outAdj, k, l), winoDense(a, tileAt(src, m, k, l), a))
 				}
-				check("out", tileAt(out, 4, 4, tt, l), y, 100)
-				check("outAdj", posAt(outAdj, tt, l), winoDense(a, tileAt(src, 4, 4, tt, l), a), 100)
 			}
-		}
-		// The adjoint of the input transform adds tile by tile; with one
-		// tile at a time on a zero buffer it is B v Bᵀ.
-		for tt := 0; tt < lay.tiles; tt++ {
-			one := make([]float32, tileLen)
-			winogradInAdjGo(one[Lanes*4*tt:], lay.row, src[Lanes*tt:], lay.stride, 1)
-			for l := 0; l < Lanes; l++ {
-				got := make([][]float64, 6)
-				for i := range got {
-					got[i] = make([]float64, 6)
-					for j := range got[i] {
-						got[i][j] = float64(one[i*lay.row+Lanes*(4*tt+j)+l])
-					}
+			// The adjoint of the input transform adds tile by tile; with one
+			// tile at a time on a zero buffer it is B v Bᵀ.
+			for k := 0; k < lay.tiles; k++ {
+				one := make([]float32, tileLen)
+				winogradInAdjGo(tile, one[Lanes*m*k:], lay.row, src[Lanes*k:], lay.stride, 1)
+				for l := 0; l < Lanes; l++ {
+					check("inAdj", tileAt(one, al, k, l), winoDense(b, posAt(src, k, l), b))
 				}
-				check("inAdj", got, winoDense(b, posAt(src, tt, l), b), 100)
 			}
 		}
 	}
 }
 
-// TestWinogradAdjoints checks <In d, v> = <d, InAdj v> and <Out m, y> =
-// <m, OutAdj y> (without bias) on whole buffers of several tiles, so that
+// TestWinogradAdjoints checks <In d, v> = <d, InAdj v> and <Out v, y> =
+// <v, OutAdj y> (without bias) on whole buffers of several tiles, so that
 // the overlapping columns of neighbouring tiles are summed as the adjoint of
 // reading them twice.
 func TestWinogradAdjoints(t *testing.T) {
@@ -204,52 +204,50 @@ func TestWinogradAdjoints(t *testing.T) {
 		}
 		return s
 	}
-	for _, lay := range winoLayouts {
-		tileLen := 5*lay.row + Lanes*(4*(lay.tiles-1)+6)
-		posLen := 35*lay.stride + Lanes*lay.tiles
-		d := randSlice32(rng, tileLen)
-		v := randSlice32(rng, posLen)
-		// Positions the transforms do not touch must not count.
-		mask := make([]float32, posLen)
-		for tt := 0; tt < lay.tiles; tt++ {
-			for p := 0; p < 36; p++ {
-				for l := 0; l < Lanes; l++ {
-					mask[p*lay.stride+Lanes*tt+l] = 1
+	for _, tile := range winoTileList {
+		m, al := tile.Outputs(), tile.Size()
+		for _, lay := range winoLayouts {
+			tileLen, posLen := lay.lens(tile)
+			d := randSlice32(rng, tileLen)
+			v := randSlice32(rng, posLen)
+			// Values the transforms do not touch must not count.
+			mask := make([]float32, posLen)
+			for k := 0; k < lay.tiles; k++ {
+				for p := 0; p < al*al; p++ {
+					for l := 0; l < Lanes; l++ {
+						mask[p*lay.stride+Lanes*k+l] = 1
+					}
 				}
 			}
-		}
-		for i := range v {
-			v[i] *= mask[i]
-		}
-		tmask := make([]float32, tileLen)
-		for i := 0; i < 6; i++ {
-			for j := 0; j < Lanes*(4*(lay.tiles-1)+6); j++ {
-				tmask[i*lay.row+j] = 1
+			for i := range v {
+				v[i] *= mask[i]
 			}
-		}
-		for i := range d {
-			d[i] *= tmask[i]
-		}
-		in := make([]float32, posLen)
-		winogradInGo(in, lay.stride, d, lay.row, lay.tiles)
-		adj := make([]float32, tileLen)
-		winogradInAdjGo(adj, lay.row, v, lay.stride, lay.tiles)
-		if l, r := dot(in, v), dot(d, adj); math.Abs(l-r) > 1e-4*(math.Abs(l)+1) {
-			t.Errorf("%+v: <In d, v> = %v, <d, InAdj v> = %v", lay, l, r)
-		}
-		// Output transform: 4x4 blocks, no overlap.
-		y := randSlice32(rng, tileLen)
-		for i := range y {
-			if i%lay.row >= Lanes*4*lay.tiles || i/lay.row >= 4 {
-				y[i] = 0
+			for i := range d {
+				if i%lay.row >= Lanes*(m*(lay.tiles-1)+al) {
+					d[i] = 0
+				}
 			}
-		}
-		out := make([]float32, tileLen)
-		winogradOutGo(out, lay.row, v, lay.stride, lay.tiles, 0)
-		outAdj := make([]float32, posLen)
-		winogradOutAdjGo(outAdj, lay.stride, y, lay.row, lay.tiles)
-		if l, r := dot(out, y), dot(v, outAdj); math.Abs(l-r) > 1e-4*(math.Abs(l)+1) {
-			t.Errorf("%+v: <Out m, y> = %v, <m, OutAdj y> = %v", lay, l, r)
+			in := make([]float32, posLen)
+			winogradInGo(tile, in, lay.stride, d, lay.row, lay.tiles)
+			adj := make([]float32, tileLen)
+			winogradInAdjGo(tile, adj, lay.row, v, lay.stride, lay.tiles)
+			if l, r := dot(in, v), dot(d, adj); math.Abs(l-r) > 1e-4*(math.Abs(l)+1) {
+				t.Errorf("%v %+v: <In d, v> = %v, <d, InAdj v> = %v", tile, lay, l, r)
+			}
+			// Output transform: m x m blocks, no overlap.
+			y := randSlice32(rng, tileLen)
+			for i := range y {
+				if i%lay.row >= Lanes*m*lay.tiles || i/lay.row >= m {
+					y[i] = 0
+				}
+			}
+			out := make([]float32, tileLen)
+			winogradOutGo(tile, out, lay.row, v, lay.stride, lay.tiles, 0)
+			outAdj := make([]float32, posLen)
+			winogradOutAdjGo(tile, outAdj, lay.stride, y, lay.row, lay.tiles)
+			if l, r := dot(out, y), dot(v, outAdj); math.Abs(l-r) > 1e-4*(math.Abs(l)+1) {
+				t.Errorf("%v %+v: <Out v, y> = %v, <v, OutAdj y> = %v", tile, lay, l, r)
+			}
 		}
 	}
 }
@@ -284,37 +282,70 @@ func TestWinogradAsmTwins(t *testing.T) {
 		t.Skip("no AVX2 assembly in this build")
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, withSpecials := range []bool{false, true} {
-		for _, lay := range winoLayouts {
-			tileLen := 5*lay.row + Lanes*(4*(lay.tiles-1)+6)
-			posLen := 35*lay.stride + Lanes*lay.tiles
-			src := randSlice32(rng, max(tileLen, posLen)+11)
-			base := randSlice32(rng, max(tileLen, posLen)+11)
-			if withSpecials {
-				specials32(rng, src)
-			}
-			for _, k := range []struct {
-				name     string
-				asm, go_ func(dst []float32)
-			}{
-				{"In", func(d []float32) { winogradInAVX2(&d[0], lay.stride, &src[0], lay.row, lay.tiles) },
-					func(d []float32) { winogradInGo(d, lay.stride, src, lay.row, lay.tiles) }},
-				{"InAdj", func(d []float32) { winogradInAdjAVX2(&d[0], lay.row, &src[0], lay.stride, lay.tiles) },
-					func(d []float32) { winogradInAdjGo(d, lay.row, src, lay.stride, lay.tiles) }},
-				{"Out", func(d []float32) { winogradOutAVX2(&d[0], lay.row, &src[0], lay.stride, lay.tiles, -0.75) },
-					func(d []float32) { winogradOutGo(d, lay.row, src, lay.stride, lay.tiles, -0.75) }},
-				{"OutAdj", func(d []float32) { winogradOutAdjAVX2(&d[0], lay.stride, &src[0], lay.row, lay.tiles) },
-					func(d []float32) { winogradOutAdjGo(d, lay.stride, src, lay.row, lay.tiles) }},
-			} {
-				got := append([]float32(nil), base...)
-				want := append([]float32(nil), base...)
-				k.asm(got)
-				k.go_(want)
-				if i, ok := sameBits(got, want); !ok {
-					t.Fatalf("%s %+v specials %v: [%d] = %v, twin %v", k.name, lay, withSpecials, i, got[i], want[i])
+	asm := map[WinogradTile][4]func(dst, src []float32, lay winoLayout){
+		F4x4: {
+			func(d, s []float32, lay winoLayout) { winogradIn4AVX2(&d[0], lay.stride, &s[0], lay.row, lay.tiles) },
+			func(d, s []float32, lay winoLayout) { winogradInAdj4AVX2(&d[0], lay.row, &s[0], lay.stride, lay.tiles) },
+			func(d, s []float32, lay winoLayout) {
+				winogradOut4AVX2(&d[0], lay.row, &s[0], lay.stride, lay.tiles, -0.75)
+			},
+			func(d, s []float32, lay winoLayout) {
+				winogradOutAdj4AVX2(&d[0], lay.stride, &s[0], lay.row, lay.tiles)
+			},
+		},
+		F5x5: {
+			func(d, s []float32, lay winoLayout) { winogradIn5AVX2(&d[0], lay.stride, &s[0], lay.row, lay.tiles) },
+			func(d, s []float32, lay winoLayout) { winogradInAdj5AVX2(&d[0], lay.row, &s[0], lay.stride, lay.tiles) },
+			func(d, s []float32, lay winoLayout) {
+				winogradOut5AVX2(&d[0], lay.row, &s[0], lay.stride, lay.tiles, -0.75)
+			},
+			func(d, s []float32, lay winoLayout) {
+				winogradOutAdj5AVX2(&d[0], lay.stride, &s[0], lay.row, lay.tiles)
+			},
+		},
+	}
+	for _, tile := range winoTileList {
+		twins := [4]func(dst, src []float32, lay winoLayout){
+			func(d, s []float32, lay winoLayout) { winogradInGo(tile, d, lay.stride, s, lay.row, lay.tiles) },
+			func(d, s []float32, lay winoLayout) { winogradInAdjGo(tile, d, lay.row, s, lay.stride, lay.tiles) },
+			func(d, s []float32, lay winoLayout) { winogradOutGo(tile, d, lay.row, s, lay.stride, lay.tiles, -0.75) },
+			func(d, s []float32, lay winoLayout) { winogradOutAdjGo(tile, d, lay.stride, s, lay.row, lay.tiles) },
+		}
+		for _, withSpecials := range []bool{false, true} {
+			for _, lay := range winoLayouts {
+				tileLen, posLen := lay.lens(tile)
+				src := randSlice32(rng, max(tileLen, posLen)+11)
+				base := randSlice32(rng, max(tileLen, posLen)+11)
+				if withSpecials {
+					specials32(rng, src)
+				}
+				for k, name := range []string{"In", "InAdj", "Out", "OutAdj"} {
+					got := append([]float32(nil), base...)
+					want := append([]float32(nil), base...)
+					asm[tile][k](got, src, lay)
+					twins[k](want, src, lay)
+					if i, ok := sameBits(got, want); !ok {
+						t.Fatalf("%v %s %+v specials %v: [%d] = %v, twin %v", tile, name, lay, withSpecials, i, got[i], want[i])
+					}
 				}
 			}
 		}
+	}
+}
+
+// TestWinogradRoundings checks the rounding counts the error bound uses.
+func TestWinogradRoundings(t *testing.T) {
+	for _, tc := range []struct {
+		tile                   WinogradTile
+		in, inAdj, out, outAdj int
+	}{{F4x4, 4, 6, 6, 4}, {F5x5, 6, 10, 8, 8}} {
+		in, inAdj, out, outAdj := tc.tile.Roundings()
+		if in != tc.in || inAdj != tc.inAdj || out != tc.out || outAdj != tc.outAdj {
+			t.Errorf("%v: roundings %d %d %d %d, want %d %d %d %d", tc.tile, in, inAdj, out, outAdj, tc.in, tc.inAdj, tc.out, tc.outAdj)
+		}
+	}
+	if s := F5x5.String(); s != "F(5x5,3x3)" {
+		t.Errorf("String() = %q", s)
 	}
 }
 
@@ -395,12 +426,13 @@ func TestWinogradPanics(t *testing.T) {
 		name, msg string
 		f         func()
 	}{
-		{"negative tiles", errWinoTiles, func() { WinogradIn(buf, 8, buf, 48, -1) }},
-		{"row too small", errWinoStride, func() { WinogradIn(buf, 16, buf, 47, 1) }},
-		{"stride too small", errWinoStride, func() { WinogradOut(buf, 32, buf, 7, 1, 0) }},
-		{"short src", errWinoShort, func() { WinogradIn(buf, 8, buf[:200], 48, 1) }},
-		{"short dst", errWinoShort, func() { WinogradOutAdj(buf[:35*8], 8, buf, 32, 1) }},
-		{"short adj dst", errWinoShort, func() { WinogradInAdj(buf[:100], 48, buf, 8, 1) }},
+		{"unknown tile", errWinoTile, func() { WinogradIn(3, buf, 8, buf, 48, 1) }},
+		{"negative tiles", errWinoTiles, func() { WinogradIn(F4x4, buf, 8, buf, 48, -1) }},
+		{"row too small", errWinoStride, func() { WinogradIn(F4x4, buf, 16, buf, 47, 1) }},
+		{"stride too small", errWinoStride, func() { WinogradOut(F5x5, buf, 40, buf, 7, 1, 0) }},
+		{"short src", errWinoShort, func() { WinogradIn(F4x4, buf, 8, buf[:200], 48, 1) }},
+		{"short dst", errWinoShort, func() { WinogradOutAdj(F4x4, buf[:35*8], 8, buf, 32, 1) }},
+		{"short adj dst", errWinoShort, func() { WinogradInAdj(F5x5, buf[:100], 56, buf, 8, 1) }},
 		{"lanes", errLanes, func() { Interleave8(buf, offs[:2], buf, 2, 9) }},
 		{"offset", errOffsets, func() { Interleave8(buf, offs, buf, 3, 8) }},
 		{"plane stride", errPlanes, func() { Deinterleave8(buf, 1, buf, offs[:2], 8) }},

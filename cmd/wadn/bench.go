@@ -22,7 +22,7 @@ func init() {
 		summary: "time a numeric kernel: matmul (the float32 Gemm), digits (the Digits extractor's\n" +
 			"forward and backward beside the machine's FMA peak) or peak (that peak alone)",
 		usage: "matmul [--m M] [--k K] [--n N] [--transa] [--transb] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
-			"       wadn bench digits [--images N] [--conv winograd|direct] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
+			"       wadn bench digits [--images N] [--conv ALGORITHM] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
 			"       wadn bench peak [--threads T] [--impl NAME] [--json]",
 		run: runBench,
 	})
@@ -62,7 +62,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	transA := fs.Bool("transa", false, "matmul: store A transposed (k x m)")
 	transB := fs.Bool("transb", false, "matmul: store B transposed (n x k)")
 	images := fs.Int("images", 512, "digits: images of 3x32x32 per pass")
-	conv := fs.String("conv", autodiff.CurrentConvAlgorithm().String(), "digits: convolution algorithm, winograd or direct")
+	conv := fs.String("conv", autodiff.CurrentConvAlgorithm().String(),
+		"digits: convolution algorithm: winograd (the tile with fewer products per layer), winograd4x4, winograd5x5 or direct")
 	threads := fs.Int("threads", 0, "goroutines for the kernels (0: GOMAXPROCS)")
 	runs := fs.Int("runs", 10, "timed runs after one warm-up run (digits: 5 unless given)")
 	impl := fs.String("impl", "", "kernel implementation (default: the fastest; one of "+strings.Join(kernel.Available(), ", ")+")")
@@ -118,14 +119,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	case *images < 1:
 		return usageError(fs, "--images must be at least 1 (got %d)", *images)
 	}
-	var alg autodiff.ConvAlgorithm
-	switch *conv {
-	case autodiff.ConvWinograd.String():
-		alg = autodiff.ConvWinograd
-	case autodiff.ConvDirect.String():
-		alg = autodiff.ConvDirect
-	default:
-		return usageError(fs, "--conv: unknown algorithm %q (want winograd or direct)", *conv)
+	alg, err := autodiff.ParseConvAlgorithm(*conv)
+	if err != nil {
+		return usageError(fs, "--conv: %v", err)
 	}
 	if *impl != "" {
 		prev, err := kernel.SetImpl(*impl)

@@ -75,7 +75,7 @@ func TestBenchErrors(t *testing.T) {
 		{"unknown target", []string{"bench", "conv"}, 2, "unknown target"},
 		{"matmul flag on digits", []string{"bench", "digits", "--m", "3"}, 2, "--m: not a flag of target digits"},
 		{"digits flag on matmul", []string{"bench", "--images", "3", "matmul"}, 2, "--images: not a flag of target matmul"},
-		{"bad conv", []string{"bench", "digits", "--conv", "fft"}, 2, "unknown algorithm"},
+		{"bad conv", []string{"bench", "digits", "--conv", "fft"}, 2, "unknown convolution algorithm"},
 		{"zero images", []string{"bench", "digits", "--images", "0"}, 2, "--images"},
 		{"bad flag", []string{"bench", "matmul", "--nope"}, 2, "flag provided but not defined"},
 		{"bad number", []string{"bench", "matmul", "--m", "x"}, 2, "invalid value"},
@@ -99,7 +99,7 @@ func TestBenchErrors(t *testing.T) {
 }
 
 func TestBenchDigitsJSON(t *testing.T) {
-	for _, conv := range []string{"winograd", "direct"} {
+	for _, conv := range []string{"winograd", "winograd4x4", "winograd5x5", "direct"} {
 		code, out, errOut := runArgs(t, "", "bench", "digits", "--images", "9", "--runs", "2", "--threads", "1", "--conv", conv, "--json")
 		if code != 0 {
 			t.Fatalf("exit %d, stderr:\n%s", code, errOut)
