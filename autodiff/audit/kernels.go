@@ -312,7 +312,7 @@ func winogradSpec(which int) func(*rand.Rand, string) (float64, string, error) {
 		var w worst
 		L := kernel.Lanes
 		for _, lay := range []struct {
-			tile              kernel.WinogradTile
+			tile               kernel.WinogradTile
 			tiles, row, stride int
 		}{
 			{kernel.F4x4, 1, 6 * L, L}, {kernel.F4x4, 3, 14*L + 3, 3*L + 5}, {kernel.F4x4, 4, 18 * L, 64*L + 16},
