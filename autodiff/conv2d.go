@@ -229,8 +229,18 @@ func convBiasBroadcast[T kernel.Float](b []T, n, f, pix int, y []T) {
 // benchmarks can compare sizes; 0 means one image per Gemm.
 var convColsBudget = 1 << 20
 
+// convOwnGemmPixels is the output size from which every image gets a Gemm of
+// its own: with that many columns the product is wide enough alone, and the
+// Gemm writes the image's output (and reads its output gradient) in place,
+// where a chunk of images would be copied out of and into a shared matrix
+// (the first layer of the digits extractor, 900 pixels, runs faster so).
+const convOwnGemmPixels = 256
+
 // convChunk returns how many of n images to unfold per Gemm.
 func convChunk(g *convGeom, n int) int {
+	if g.outPixels >= convOwnGemmPixels {
+		return 1
+	}
 	return max(1, min(n, convColsBudget/(g.colRows*g.outPixels)))
 }
 

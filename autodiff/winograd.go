@@ -241,6 +241,11 @@ func matrixG(t kernel.WinogradTile) [][]float64 {
 	return g
 }
 
+// winoFilterBlock is the number of filters the filter transforms take at
+// once: the inner loops run over them, reading and writing the
+// transformed filters contiguously.
+const winoFilterBlock = 16
+
 // winoFilter sets u, a*a matrices of f x c, to the filter transform G w Gᵀ
 // of the f x c filters of w (f x c x 3 x 3): position ξ = a*p+q of filter
 // (i, j) at u[ξ*f*c + i*c + j]. When ut is not nil it also receives the
@@ -248,22 +253,44 @@ func matrixG(t kernel.WinogradTile) [][]float64 {
 func winoFilter(t kernel.WinogradTile, u, ut, w []float32, f, c int) {
 	G, a := winoG[t], t.Size()
 	fc := f * c
-	parallelRange(fc, 64, func(lo, hi int) {
-		tmp := make([]float64, 3*a)
-		for i := lo; i < hi; i++ {
-			g := w[9*i : 9*i+9]
-			for p := range a {
-				for j := range 3 {
-					tmp[3*p+j] = G[p][0]*float64(g[j]) + G[p][1]*float64(g[3+j]) + G[p][2]*float64(g[6+j])
+	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
+	parallelRange(blocks, 8, func(lo, hi int) {
+		const B = winoFilterBlock
+		var g [9][B]float64
+		tmp := make([][3][B]float64, a)
+		for blk := lo; blk < hi; blk++ {
+			i0 := blk * B
+			nb := min(B, fc-i0)
+			for k := 0; k < nb; k++ {
+				for e := range 9 {
+					g[e][k] = float64(w[9*(i0+k)+e])
 				}
 			}
-			it := (i%c)*f + i/c
+			// tmp[p][j] = sum_i G[p][i] g[i][j]
 			for p := range a {
+				g0, g1, g2 := G[p][0], G[p][1], G[p][2]
+				for j := range 3 {
+					r0, r1, r2, d := &g[j], &g[3+j], &g[6+j], &tmp[p][j]
+					for k := 0; k < nb; k++ {
+						d[k] = g0*r0[k] + g1*r1[k] + g2*r2[k]
+					}
+				}
+			}
+			// U[p][q] = sum_j tmp[p][j] G[q][j]
+			for p := range a {
+				t0, t1, t2 := &tmp[p][0], &tmp[p][1], &tmp[p][2]
 				for q := range a {
-					v := float32(tmp[3*p]*G[q][0] + tmp[3*p+1]*G[q][1] + tmp[3*p+2]*G[q][2])
-					u[(a*p+q)*fc+i] = v
+					h0, h1, h2 := G[q][0], G[q][1], G[q][2]
+					row := u[(a*p+q)*fc+i0 : (a*p+q)*fc+i0+nb]
+					for k := range row {
+						row[k] = float32(t0[k]*h0 + t1[k]*h1 + t2[k]*h2)
+					}
 					if ut != nil {
-						ut[(a*p+q)*fc+it] = v
+						base := (a*p + q) * fc
+						for k, v := range row {
+							i := i0 + k
+							ut[base+(i%c)*f+i/c] = v
+						}
 					}
 				}
 			}
@@ -317,25 +344,37 @@ func releasePacks(p winoPacked) {
 // computed in float64 and rounded once.
 func winoFilterAdj(t kernel.WinogradTile, dw, du []float32, fc int) {
 	G, a := winoG[t], t.Size()
-	parallelRange(fc, 64, func(lo, hi int) {
-		tmp := make([]float64, 3*a)
-		for i := lo; i < hi; i++ {
-			for r := range 3 {
-				for q := range a {
-					var s float64
-					for p := range a {
-						s += G[p][r] * float64(du[(a*p+q)*fc+i])
+	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
+	parallelRange(blocks, 8, func(lo, hi int) {
+		const B = winoFilterBlock
+		tmp := make([][3][B]float64, a) // tmp[q][r] = sum_p G[p][r] du[p][q]
+		for blk := lo; blk < hi; blk++ {
+			i0 := blk * B
+			nb := min(B, fc-i0)
+			for q := range a {
+				d := &tmp[q]
+				clear(d[:])
+				for p := range a {
+					g0, g1, g2 := G[p][0], G[p][1], G[p][2]
+					src := du[(a*p+q)*fc+i0 : (a*p+q)*fc+i0+nb]
+					for k, v := range src {
+						x := float64(v)
+						d[0][k] += g0 * x
+						d[1][k] += g1 * x
+						d[2][k] += g2 * x
 					}
-					tmp[r*a+q] = s
 				}
 			}
-			for r := range 3 {
-				for c := range 3 {
-					var s float64
-					for q := range a {
-						s += tmp[r*a+q] * G[q][c]
+			for k := 0; k < nb; k++ {
+				out := dw[9*(i0+k) : 9*(i0+k)+9]
+				for r := range 3 {
+					for cc := range 3 {
+						var s float64
+						for q := range a {
+							s += tmp[q][r][k] * G[q][cc]
+						}
+						out[3*r+cc] = float32(s)
 					}
-					dw[9*i+3*r+c] = float32(s)
 				}
 			}
 		}
