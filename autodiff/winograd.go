@@ -248,9 +248,9 @@ const winoFilterBlock = 16
 
 // winoFilter sets u, a*a matrices of f x c, to the filter transform G w Gᵀ
 // of the f x c filters of w (f x c x 3 x 3): position ξ = a*p+q of filter
-// (i, j) at u[ξ*f*c + i*c + j]. When ut is not nil it also receives the
-// transposes, c x f. The transform is computed in float64 and rounded once.
-func winoFilter(t kernel.WinogradTile, u, ut, w []float32, f, c int) {
+// (i, j) at u[ξ*f*c + i*c + j]. The transform is computed in float64 and
+// rounded once.
+func winoFilter(t kernel.WinogradTile, u, w []float32, f, c int) {
 	G, a := winoG[t], t.Size()
 	fc := f * c
 	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
@@ -285,13 +285,6 @@ func winoFilter(t kernel.WinogradTile, u, ut, w []float32, f, c int) {
 					for k := range row {
 						row[k] = float32(t0[k]*h0 + t1[k]*h1 + t2[k]*h2)
 					}
-					if ut != nil {
-						base := (a*p + q) * fc
-						for k, v := range row {
-							i := i0 + k
-							ut[base+(i%c)*f+i/c] = v
-						}
-					}
 				}
 			}
 		}
@@ -308,9 +301,9 @@ var winoPacks struct {
 	free []winoPacked
 }
 
-// packFilters returns the pos matrices of m (each r x k, row-major) packed
-// for GemmPacked.
-func packFilters(m []float32, pos, r, k int) winoPacked {
+// packFilters returns the pos matrices of m (each r x k, row-major), or with
+// trans set their transposes (k x r), packed for GemmPacked.
+func packFilters(m []float32, trans bool, pos, r, k int) winoPacked {
 	winoPacks.Lock()
 	var p winoPacked
 	for i := len(winoPacks.free) - 1; i >= 0; i-- {
@@ -326,7 +319,11 @@ func packFilters(m []float32, pos, r, k int) winoPacked {
 	}
 	parallelRange(pos, 1, func(lo, hi int) {
 		for xi := lo; xi < hi; xi++ {
-			kernel.PackA(&p[xi], false, r, k, 1, m[xi*r*k:], k)
+			if trans {
+				kernel.PackA(&p[xi], true, k, r, 1, m[xi*r*k:], k)
+			} else {
+				kernel.PackA(&p[xi], false, r, k, 1, m[xi*r*k:], k)
+			}
 		}
 	})
 	return p
@@ -405,8 +402,8 @@ func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []f
 	wg := newWinoGeom(g, tile)
 	C, L, pos := g.c, kernel.Lanes, wg.pos
 	u := alloc[float32](pos * f * C)
-	winoFilter(tile, u, nil, w, f, C)
-	pu := packFilters(u, pos, f, C)
+	winoFilter(tile, u, w, f, C)
+	pu := packFilters(u, false, pos, f, C)
 	release(u)
 	v := alloc[float32](pos * xiStride(C, wg.cols))
 	m := alloc[float32](pos * xiStride(f, wg.cols))
@@ -458,11 +455,10 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 	var du []float32
 	var put winoPacked // the transposed transformed filters, packed
 	if dx != nil {
-		u, ut := alloc[float32](pos*f*C), alloc[float32](pos*f*C)
-		winoFilter(tile, u, ut, w, f, C)
-		put = packFilters(ut, pos, C, f)
+		u := alloc[float32](pos * f * C)
+		winoFilter(tile, u, w, f, C)
+		put = packFilters(u, true, pos, f, C)
 		release(u)
-		release(ut)
 	}
 	if dw != nil {
 		du = alloc[float32](pos * f * C)
