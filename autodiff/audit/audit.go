@@ -140,9 +140,11 @@ func Count(results []Result) (passed, failed, na int) {
 }
 
 // Checks returns the full registry: the gradient checks of every operator
-// (OperatorChecks of Operators), the kernel checks (KernelChecks) and the
-// float32 convolution checks (ConvChecks).
+// (OperatorChecks of Operators), the kernel checks (KernelChecks), the
+// float32 convolution checks (ConvChecks) and the float32 pooling checks
+// (MaxPoolChecks).
 func Checks() []Check {
 	out := append(OperatorChecks(Operators()), KernelChecks()...)
-	return append(out, ConvChecks()...)
+	out = append(out, ConvChecks()...)
+	return append(out, MaxPoolChecks()...)
 }

@@ -480,3 +480,90 @@ func ConvChecks() []Check {
 	}
 	return out
 }
+
+// MaxPoolChecks returns the float32 checks of MaxPool2d's kernels: for each
+// implementation other than "go" (not applicable where the CPU or build
+// lacks it), the pooled values, the chosen positions (through the gradient)
+// and the gradient itself must have the bits of the "go" implementation,
+// on planes with ties, signed zeros, infinities and NaNs.
+func MaxPoolChecks() []Check {
+	avail := kernel.Available()
+	var out []Check
+	for _, impl := range simdImpls {
+		c := Check{Op: "MaxPool2d/float32", Kind: impl + " vs go", Tol: tolExact,
+			Notes: "2x2 stride 2 and 3x3 stride 2, ceil and floor mode; values and gradient bits"}
+		if !slices.Contains(avail, impl) {
+			c.NA = fmt.Sprintf("%s not available on this machine and build (available: %s)", impl, strings.Join(avail, ", "))
+		} else {
+			impl := impl
+			c.Run = func(seed uint64) (float64, string, error) {
+				return maxPoolCompare(rand.New(rand.NewPCG(seed, 5)), impl)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// maxPoolCompare runs MaxPool2d forward and backward in float32 under impl
+// and under "go" and returns 0 when every value and gradient has the same
+// bits (NaN matching NaN), +Inf otherwise.
+func maxPoolCompare(r *rand.Rand, impl string) (float64, string, error) {
+	ties := []float32{-2, -1, float32(math.Copysign(0, -1)), 0, 1, 2, float32(math.Inf(1)), float32(math.Inf(-1))}
+	var w worst
+	for _, s := range [][4]int{{3, 5, 30, 30}, {2, 7, 13, 13}, {4, 3, 5, 5}, {1, 2, 9, 16}, {2, 3, 3, 7}} {
+		for _, k := range []int{2, 3} {
+			for _, ceil := range []bool{true, false} {
+				n := s[0] * s[1] * s[2] * s[3]
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = ties[r.IntN(len(ties))]
+					if r.IntN(200) == 0 {
+						x[i] = float32(math.NaN())
+					}
+				}
+				var y, dx [2][]float32
+				for j, im := range []string{impl, "go"} {
+					var err error
+					if e := under(im, func() { y[j], dx[j], err = maxPoolRun(x, s, k, ceil) }); e != nil {
+						return 0, "", e
+					}
+					if err != nil {
+						return 0, "", err
+					}
+				}
+				for part, pair := range [][2][]float32{{y[0], y[1]}, {dx[0], dx[1]}} {
+					for i := range pair[0] {
+						g, x := float64(pair[0][i]), float64(pair[1][i])
+						e := 0.0
+						if math.Float64bits(g) != math.Float64bits(x) && !(g != g && x != x) {
+							e = math.Inf(1)
+						}
+						w.add(e, g, x, func() string {
+							return fmt.Sprintf("%v k%d ceil %v %s[%d]", s, k, ceil, []string{"y", "dx"}[part], i)
+						})
+					}
+				}
+			}
+		}
+	}
+	return w.result()
+}
+
+// maxPoolRun returns MaxPool2d of x (shape s) with kernel and stride k
+// (stride 2 for k = 3) and the gradient of the sum of its outputs times
+// their positions' numbers.
+func maxPoolRun(x []float32, s [4]int, k int, ceil bool) (y, dx []float32, err error) {
+	tx := autodiff.New(slices.Clone(x), s[0], s[1], s[2], s[3]).SetRequiresGrad(true)
+	out := autodiff.MaxPool2d(tx, k, 2, ceil)
+	seed := make([]float32, out.Len())
+	for i := range seed {
+		seed[i] = float32(i%7) - 3
+	}
+	g, err := autodiff.Gradients([]*autodiff.Tensor[float32]{out},
+		[]*autodiff.Tensor[float32]{autodiff.New(seed, out.Shape()...)}, []*autodiff.Tensor[float32]{tx}, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return slices.Clone(out.Data()), slices.Clone(g[0].Data()), nil
+}
