@@ -27,10 +27,11 @@ import (
 // summed over the chunks for the filter gradient, dV[ξ] = U[ξ]ᵀ dM[ξ] and
 // the adjoint input transform for the input gradient.
 //
-// The work of a chunk is split over threads by blocks and channels for the
-// transforms and by ξ for the products, never within a sum: the results
-// have the same bits for every thread count. The error against the exact
-// convolution is bounded as package audit states and checks.
+// The threads take whole chunks, so that they meet only at the end of a
+// pass; the filter gradient is summed in a fixed number of partial sums
+// (winoAccumulators), never in an order that depends on the threads, so the
+// results have the same bits for every thread count. The error against the
+// exact convolution is bounded as package audit states and checks.
 
 // ConvAlgorithm selects how Conv2d computes the convolutions the Winograd
 // path can take: float32, 3x3 filters, stride 1, at least winoMinChannels
@@ -337,14 +338,16 @@ func releasePacks(p winoPacked) {
 }
 
 // winoFilterAdj sets dw (f x c x 3 x 3) to the adjoint of the filter
-// transform, Gᵀ du G, of the a*a matrices du laid out as winoFilter's u,
-// computed in float64 and rounded once.
-func winoFilterAdj(t kernel.WinogradTile, dw, du []float32, fc int) {
+// transform, Gᵀ du G, of du, the sum in order of the partial sums dus, each
+// laid out as winoFilter's u; the sum and the transform are computed in
+// float64 and rounded once.
+func winoFilterAdj(t kernel.WinogradTile, dw []float32, dus [][]float32, fc int) {
 	G, a := winoG[t], t.Size()
 	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
 	parallelRange(blocks, 8, func(lo, hi int) {
 		const B = winoFilterBlock
 		tmp := make([][3][B]float64, a) // tmp[q][r] = sum_p G[p][r] du[p][q]
+		var x [B]float64
 		for blk := lo; blk < hi; blk++ {
 			i0 := blk * B
 			nb := min(B, fc-i0)
@@ -353,12 +356,17 @@ func winoFilterAdj(t kernel.WinogradTile, dw, du []float32, fc int) {
 				clear(d[:])
 				for p := range a {
 					g0, g1, g2 := G[p][0], G[p][1], G[p][2]
-					src := du[(a*p+q)*fc+i0 : (a*p+q)*fc+i0+nb]
-					for k, v := range src {
-						x := float64(v)
-						d[0][k] += g0 * x
-						d[1][k] += g1 * x
-						d[2][k] += g2 * x
+					off := (a*p+q)*fc + i0
+					clear(x[:nb])
+					for _, du := range dus {
+						for k, v := range du[off : off+nb] {
+							x[k] += float64(v)
+						}
+					}
+					for k := 0; k < nb; k++ {
+						d[0][k] += g0 * x[k]
+						d[1][k] += g1 * x[k]
+						d[2][k] += g2 * x[k]
 					}
 				}
 			}
@@ -395,64 +403,94 @@ func (wg *winoGeom) transformIn(v, x, buf []float32, ch winoChunk, blk, c int) {
 // parallel loop.
 func scratch(n int) []float32 { return allocZeroed[float32](n) }
 
+// winoAccumulators is the number of partial sums of the filter gradient:
+// chunk k of the batch adds into partial sum k mod winoAccumulators, each
+// partial sum takes its chunks in order, and the partial sums are added in
+// order at the end. The threads share the partial sums out, so the result
+// has the same bits for every thread count; a backward pass that needs the
+// filter gradient runs on at most this many threads, as many as the
+// project's machines have cores.
+const winoAccumulators = 2
+
+// winoWorker holds the buffers one thread uses for its chunks.
+type winoWorker struct {
+	v, m    []float32 // V (then dV), and M (or dM)
+	in, out []float32 // interleaved input and output planes of one block
+}
+
+func (wg *winoGeom) newWorker(f int) *winoWorker {
+	return &winoWorker{
+		v:   alloc[float32](wg.pos * xiStride(wg.c, wg.cols)),
+		m:   alloc[float32](wg.pos * xiStride(f, wg.cols)),
+		in:  scratch(wg.inLen),
+		out: scratch(wg.outLen),
+	}
+}
+
+func (ww *winoWorker) release() {
+	release(ww.v)
+	release(ww.m)
+	release(ww.in)
+	release(ww.out)
+}
+
 // winoForward is convForward on the Winograd path with the given tile: y (n
 // x f x oh x ow) is the convolution of x (n x c x h x w) with w (f x c x 3 x
-// 3) plus b (f values, or nil).
+// 3) plus b (f values, or nil). The threads take whole chunks, the next
+// free one each.
 func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32) {
 	wg := newWinoGeom(g, tile)
-	C, L, pos := g.c, kernel.Lanes, wg.pos
+	C, pos := g.c, wg.pos
 	u := alloc[float32](pos * f * C)
 	winoFilter(tile, u, w, f, C)
 	pu := packFilters(u, false, pos, f, C)
 	release(u)
-	v := alloc[float32](pos * xiStride(C, wg.cols))
-	m := alloc[float32](pos * xiStride(f, wg.cols))
-	ofc := f * wg.outPlane
-	for _, ch := range wg.chunks(n) {
-		T := ch.cols
-		vs, ms := xiStride(C, T), xiStride(f, T)
-		parallelRange(ch.blocks*C, 1, func(lo, hi int) {
-			buf := scratch(wg.inLen)
-			for it := lo; it < hi; it++ {
-				wg.transformIn(v, x, buf, ch, it/C, it%C)
-			}
-			release(buf)
-		})
-		parallelRange(pos, 1, func(lo, hi int) {
-			for xi := lo; xi < hi; xi++ {
-				kernel.GemmPacked(&pu[xi], false, T, v[xi*vs:], T, 0, m[xi*ms:], T)
-			}
-		})
-		parallelRange(ch.blocks*f, 1, func(lo, hi int) {
-			buf := alloc[float32](wg.outLen)
-			for it := lo; it < hi; it++ {
-				blk, fi := it/f, it%f
-				var bias float32
-				if b != nil {
-					bias = b[fi]
-				}
-				col := fi*T + blk*wg.tiles*L
-				for ty := 0; ty < wg.th; ty++ {
-					winoOut(tile, buf[wg.m*ty*wg.opw*L:], wg.opw*L, m[col+ty*wg.tw*L:], ms, wg.tw, bias)
-				}
-				img := ch.n0 + blk*L
-				kernel.Deinterleave8(y[img*ofc+fi*wg.outPlane:], ofc, buf, wg.outOffs, ch.lanes(blk))
-			}
-			release(buf)
-		})
-	}
+	chunks := wg.chunks(n)
+	var next atomic.Int64
+	kernel.Parallel(min(kernel.Threads(), len(chunks)), func(int) {
+		ww := wg.newWorker(f)
+		for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
+			wg.forwardChunk(ww, pu, chunks[k], f, x, b, y)
+		}
+		ww.release()
+	})
 	releasePacks(pu)
-	release(v)
-	release(m)
+}
+
+// forwardChunk computes the output of one chunk.
+func (wg *winoGeom) forwardChunk(ww *winoWorker, pu winoPacked, ch winoChunk, f int, x, b, y []float32) {
+	C, L, T := wg.c, kernel.Lanes, ch.cols
+	vs, ms := xiStride(C, T), xiStride(f, T)
+	for it := 0; it < ch.blocks*C; it++ {
+		wg.transformIn(ww.v, x, ww.in, ch, it/C, it%C)
+	}
+	for xi := range wg.pos {
+		kernel.GemmPacked(&pu[xi], false, T, ww.v[xi*vs:], T, 0, ww.m[xi*ms:], T)
+	}
+	ofc := f * wg.outPlane
+	for it := 0; it < ch.blocks*f; it++ {
+		blk, fi := it/f, it%f
+		var bias float32
+		if b != nil {
+			bias = b[fi]
+		}
+		col := fi*T + blk*wg.tiles*L
+		for ty := 0; ty < wg.th; ty++ {
+			winoOut(wg.tile, ww.out[wg.m*ty*wg.opw*L:], wg.opw*L, ww.m[col+ty*wg.tw*L:], ms, wg.tw, bias)
+		}
+		img := ch.n0 + blk*L
+		kernel.Deinterleave8(y[img*ofc+fi*wg.outPlane:], ofc, ww.out, wg.outOffs, ch.lanes(blk))
+	}
 }
 
 // winoBackward is convBackward on the Winograd path with the given tile:
 // for the gradient dy (n x f x oh x ow) of the output it sets dx (n x c x h
-// x w, needs w) and dw (f x c x 3 x 3, needs x), each skipped when nil.
+// x w, needs w) and dw (f x c x 3 x 3, needs x), each skipped when nil. The
+// threads take whole chunks: the next free one each when only dx is wanted,
+// otherwise those of their share of the partial sums of dw.
 func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw []float32) {
 	wg := newWinoGeom(g, tile)
-	C, L, pos := g.c, kernel.Lanes, wg.pos
-	var du []float32
+	C, pos := g.c, wg.pos
 	var put winoPacked // the transposed transformed filters, packed
 	if dx != nil {
 		u := alloc[float32](pos * f * C)
@@ -460,88 +498,94 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 		put = packFilters(u, true, pos, f, C)
 		release(u)
 	}
+	chunks := wg.chunks(n)
+	var acc [][]float32 // the partial sums of the transformed dw
 	if dw != nil {
-		du = alloc[float32](pos * f * C)
+		acc = make([][]float32, min(winoAccumulators, len(chunks)))
+		for k := range acc {
+			acc[k] = alloc[float32](pos * f * C)
+		}
 	}
-	// v holds V, then dV in the positions whose dU is done.
-	v := alloc[float32](pos * xiStride(C, wg.cols))
-	dm := alloc[float32](pos * xiStride(f, wg.cols))
-	ofc, chw := f*wg.outPlane, C*wg.inPlane
-	for k, ch := range wg.chunks(n) {
-		T := ch.cols
-		vs, ms := xiStride(C, T), xiStride(f, T)
-		items := ch.blocks * f
-		if dw != nil {
-			items += ch.blocks * C
-		}
-		parallelRange(items, 1, func(lo, hi int) {
-			var in, out []float32
-			for it := lo; it < hi; it++ {
-				if it >= ch.blocks*f {
-					if in == nil {
-						in = scratch(wg.inLen)
-					}
-					j := it - ch.blocks*f
-					wg.transformIn(v, x, in, ch, j/C, j%C)
-					continue
-				}
-				if out == nil {
-					out = scratch(wg.outLen)
-				}
-				blk, fi := it/f, it%f
-				img := ch.n0 + blk*L
-				kernel.Interleave8(out, wg.outOffs, dy[img*ofc+fi*wg.outPlane:], ofc, ch.lanes(blk))
-				col := fi*T + blk*wg.tiles*L
-				for ty := 0; ty < wg.th; ty++ {
-					winoOutAdj(tile, dm[col+ty*wg.tw*L:], ms, out[wg.m*ty*wg.opw*L:], wg.opw*L, wg.tw)
-				}
-			}
-			if in != nil {
-				release(in)
-			}
-			if out != nil {
-				release(out)
-			}
-		})
-		var beta float32
-		if k > 0 {
-			beta = 1
-		}
-		parallelRange(pos, 1, func(lo, hi int) {
-			for xi := lo; xi < hi; xi++ {
-				if dw != nil {
-					kernel.GemmSerial(false, true, f, C, T, 1, dm[xi*ms:], T, v[xi*vs:], T, beta, du[xi*f*C:], C)
-				}
-				if dx != nil {
-					kernel.GemmPacked(&put[xi], false, T, dm[xi*ms:], T, 0, v[xi*vs:], T)
-				}
-			}
-		})
-		if dx == nil {
-			continue
-		}
-		parallelRange(ch.blocks*C, 1, func(lo, hi int) {
-			buf := alloc[float32](wg.inLen)
-			for it := lo; it < hi; it++ {
-				blk, c := it/C, it%C
-				clear(buf)
-				col := c*T + blk*wg.tiles*L
-				for ty := 0; ty < wg.th; ty++ {
-					winoInAdj(tile, buf[wg.m*ty*wg.wp*L:], wg.wp*L, v[col+ty*wg.tw*L:], vs, wg.tw)
-				}
-				img := ch.n0 + blk*L
-				kernel.Deinterleave8(dx[img*chw+c*wg.inPlane:], chw, buf, wg.inOffs, ch.lanes(blk))
-			}
-			release(buf)
-		})
-	}
+	workers := min(kernel.Threads(), len(chunks))
 	if dw != nil {
-		winoFilterAdj(tile, dw, du, f*C)
-		release(du)
+		workers = min(workers, len(acc))
+	}
+	var next atomic.Int64
+	kernel.Parallel(workers, func(p int) {
+		ww := wg.newWorker(f)
+		if dw == nil {
+			for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
+				wg.backwardChunk(ww, put, nil, false, chunks[k], f, x, dy, dx)
+			}
+		} else {
+			for k := range chunks {
+				if k%len(acc)%workers == p {
+					wg.backwardChunk(ww, put, acc[k%len(acc)], k < len(acc), chunks[k], f, x, dy, dx)
+				}
+			}
+		}
+		ww.release()
+	})
+	if dw != nil {
+		winoFilterAdj(tile, dw, acc, f*C)
+		for _, a := range acc {
+			release(a)
+		}
 	}
 	if put != nil {
 		releasePacks(put)
 	}
-	release(v)
-	release(dm)
+}
+
+// backwardChunk runs one chunk of winoBackward: the transformed output
+// gradient dM, then for each position the filter-gradient product added
+// into du (overwriting it when first is set; skipped when du is nil) and
+// the input-gradient product (skipped when dx is nil), and the adjoint
+// input transform.
+func (wg *winoGeom) backwardChunk(ww *winoWorker, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx []float32) {
+	C, L, T := wg.c, kernel.Lanes, ch.cols
+	vs, ms := xiStride(C, T), xiStride(f, T)
+	ofc, chw := f*wg.outPlane, C*wg.inPlane
+	for it := 0; it < ch.blocks*f; it++ {
+		blk, fi := it/f, it%f
+		img := ch.n0 + blk*L
+		kernel.Interleave8(ww.out, wg.outOffs, dy[img*ofc+fi*wg.outPlane:], ofc, ch.lanes(blk))
+		col := fi*T + blk*wg.tiles*L
+		for ty := 0; ty < wg.th; ty++ {
+			winoOutAdj(wg.tile, ww.m[col+ty*wg.tw*L:], ms, ww.out[wg.m*ty*wg.opw*L:], wg.opw*L, wg.tw)
+		}
+	}
+	if du != nil {
+		clear(ww.in) // the padding, after the last chunk's adjoint
+		for it := 0; it < ch.blocks*C; it++ {
+			wg.transformIn(ww.v, x, ww.in, ch, it/C, it%C)
+		}
+	}
+	var beta float32 = 1
+	if first {
+		beta = 0
+	}
+	for xi := range wg.pos {
+		// V's position xi is read by the filter-gradient product, then
+		// overwritten by dV.
+		if du != nil {
+			kernel.GemmSerial(false, true, f, C, T, 1, ww.m[xi*ms:], T, ww.v[xi*vs:], T, beta, du[xi*f*C:], C)
+		}
+		if dx != nil {
+			kernel.GemmPacked(&put[xi], false, T, ww.m[xi*ms:], T, 0, ww.v[xi*vs:], T)
+		}
+	}
+	if dx == nil {
+		return
+	}
+	for it := 0; it < ch.blocks*C; it++ {
+		blk, c := it/C, it%C
+		clear(ww.in)
+		col := c*T + blk*wg.tiles*L
+		for ty := 0; ty < wg.th; ty++ {
+			winoInAdj(wg.tile, ww.in[wg.m*ty*wg.wp*L:], wg.wp*L, ww.v[col+ty*wg.tw*L:], vs, wg.tw)
+		}
+		img := ch.n0 + blk*L
+		kernel.Deinterleave8(dx[img*chw+c*wg.inPlane:], chw, ww.in, wg.inOffs, ch.lanes(blk))
+	}
 }
