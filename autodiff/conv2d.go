@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
 )
@@ -270,11 +271,15 @@ func convForward[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T) {
 			wb[j*kb+K] = b[j]
 		}
 	}
-	cols := alloc[T](kb * nb * P)
-	var tmp []T
-	if nb > 1 {
-		tmp = alloc[T](f * nb * P)
+	if nb == 1 {
+		convForwardImages(g, n, f, x, wb, kb, y)
+		if b != nil {
+			release(wb)
+		}
+		return
 	}
+	cols := alloc[T](kb * nb * P)
+	tmp := alloc[T](f * nb * P)
 	for n0 := 0; n0 < n; n0 += nb {
 		m := min(nb, n-n0)
 		ld := m * P
@@ -290,10 +295,6 @@ func convForward[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T) {
 			}
 		}
 		yc := y[n0*f*P : (n0+m)*f*P]
-		if m == 1 {
-			kernel.Gemm(false, false, f, P, kb, 1, wb, kb, cols, P, 0, yc, P)
-			continue
-		}
 		kernel.Gemm(false, false, f, ld, kb, 1, wb, kb, cols, ld, 0, tmp, ld)
 		parallelRange(m, 1, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -304,11 +305,102 @@ func convForward[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T) {
 		})
 	}
 	release(cols)
-	if tmp != nil {
-		release(tmp)
-	}
+	release(tmp)
 	if b != nil {
 		release(wb)
+	}
+}
+
+// eachImage runs fn on the images [0, n) in order on the calling goroutine
+// with Threads() == 1, otherwise on up to Threads() goroutines, each taking
+// the next image not taken; part numbers each goroutine.
+func eachImage(n int, fn func(part int, next func() (int, bool))) {
+	var counter atomic.Int64
+	next := func() (int, bool) {
+		i := int(counter.Add(1) - 1)
+		return i, i < n
+	}
+	kernel.Parallel(min(kernel.Threads(), n), func(part int) { fn(part, next) })
+}
+
+// convForwardImages is convForward with one Gemm per image, the images
+// spread over the threads: wb is the filters (f x kb), with the bias as a
+// last column when kb is colRows+1.
+func convForwardImages[T kernel.Float](g *convGeom, n, f int, x, wb []T, kb int, y []T) {
+	K, P, chw := g.colRows, g.outPixels, g.c*g.h*g.w
+	eachImage(n, func(_ int, next func() (int, bool)) {
+		cols := alloc[T](kb * P)
+		for j := range cols[K*P:] {
+			cols[K*P+j] = 1 // the bias row, if any
+		}
+		for i, ok := next(); ok; i, ok = next() {
+			im2col(g, x[i*chw:(i+1)*chw], cols, P)
+			kernel.GemmSerial(false, false, f, P, kb, 1, wb, kb, cols, P, 0, y[i*f*P:(i+1)*f*P], P)
+		}
+		release(cols)
+	})
+}
+
+// convAccumulators is the number of partial sums of the filter gradient when
+// every image has a Gemm of its own: image i adds into partial sum i mod
+// convAccumulators, each partial sum takes its images in order, and they are
+// added in order at the end, so that the threads can share the images out
+// and the result has the same bits for every thread count.
+const convAccumulators = 2
+
+// convBackwardImages is convBackward with one Gemm per image (per product),
+// the images spread over the threads: dx when not nil (needs w), dw when
+// not nil (needs x).
+func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw []T) {
+	K, P, chw := g.colRows, g.outPixels, g.c*g.h*g.w
+	image := func(i int, cols []T, acc []T, first bool) {
+		dyi := dy[i*f*P : (i+1)*f*P]
+		if acc != nil {
+			im2col(g, x[i*chw:(i+1)*chw], cols, P)
+			var beta T
+			if !first {
+				beta = 1
+			}
+			kernel.GemmSerial(false, true, f, K, P, 1, dyi, P, cols, P, beta, acc, K)
+		}
+		if dx != nil {
+			kernel.GemmSerial(true, false, K, P, f, 1, w, K, dyi, P, 0, cols, P)
+			d := dx[i*chw : (i+1)*chw]
+			clear(d)
+			col2im(g, cols, P, d)
+		}
+	}
+	if dw == nil {
+		eachImage(n, func(_ int, next func() (int, bool)) {
+			cols := alloc[T](K * P)
+			for i, ok := next(); ok; i, ok = next() {
+				image(i, cols, nil, false)
+			}
+			release(cols)
+		})
+		return
+	}
+	accs := min(convAccumulators, n)
+	acc := make([][]T, accs)
+	acc[0] = dw
+	for k := 1; k < accs; k++ {
+		acc[k] = alloc[T](len(dw))
+	}
+	workers := min(kernel.Threads(), accs)
+	kernel.Parallel(workers, func(part int) {
+		cols := alloc[T](K * P)
+		for i := 0; i < n; i++ {
+			if i%accs%workers == part {
+				image(i, cols, acc[i%accs], i < accs)
+			}
+		}
+		release(cols)
+	})
+	for k := 1; k < accs; k++ {
+		for j, v := range acc[k] {
+			dw[j] += v
+		}
+		release(acc[k])
 	}
 }
 
@@ -352,23 +444,21 @@ func convBackwardBias[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, d
 			return
 		}
 	}
+	if nb == 1 {
+		convBackwardImages(g, n, f, x, w, dy, dx, dw)
+		return
+	}
 	chw := g.c * g.h * g.w
 	cols := alloc[T](K * nb * P)
-	var dyc, sums []T
-	if nb > 1 {
-		dyc = alloc[T](f * nb * P)
-		if db != nil {
-			sums = alloc[T](n * f)
-		}
+	dyc := alloc[T](f * nb * P)
+	var sums []T
+	if db != nil {
+		sums = alloc[T](n * f)
 	}
 	for n0 := 0; n0 < n; n0 += nb {
 		m := min(nb, n-n0)
 		ld := m * P
 		dyn := dy[n0*f*P : (n0+m)*f*P]
-		if m == 1 && nb == 1 {
-			convBackwardChunk(g, f, 1, x, w, dyn, dx, dw, n0, n0 == 0, cols, chw)
-			continue
-		}
 		parallelRange(m, 1, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				for j := 0; j < f; j++ {
@@ -393,9 +483,7 @@ func convBackwardBias[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, d
 		release(sums)
 	}
 	release(cols)
-	if dyc != nil {
-		release(dyc)
-	}
+	release(dyc)
 }
 
 // convBackwardChunk does the work of convBackward for the m images from n0 on,
