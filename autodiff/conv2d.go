@@ -348,13 +348,33 @@ func convForwardImages[T kernel.Float](g *convGeom, n, f int, x, wb []T, kb int,
 // and the result has the same bits for every thread count.
 const convAccumulators = 2
 
-// convBackwardImages is convBackward with one Gemm per image (per product),
-// the images spread over the threads: dx when not nil (needs w), dw when
-// not nil (needs x).
-func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw []T) {
+// convBackwardImages is convBackwardBias with one Gemm per image (per
+// product), the images spread over the threads: dx when not nil (needs w),
+// dw when not nil (needs x), db when not nil, its sums of each image's rows
+// taken while they are in cache and added as convBiasSum adds them.
+func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T) {
 	K, P, chw := g.colRows, g.outPixels, g.c*g.h*g.w
+	var sums []T
+	if db != nil {
+		sums = alloc[T](n * f)
+		defer func() {
+			for j := range db[:f] {
+				var acc float64 // the images' partial sums, added in double
+				for i := 0; i < n; i++ {
+					acc += float64(sums[i*f+j])
+				}
+				db[j] = T(acc)
+			}
+			release(sums)
+		}()
+	}
 	image := func(i int, cols []T, acc []T, first bool) {
 		dyi := dy[i*f*P : (i+1)*f*P]
+		if sums != nil {
+			for j := 0; j < f; j++ {
+				sums[i*f+j] = kernel.Sum(dyi[j*P : (j+1)*P])
+			}
+		}
 		if acc != nil {
 			im2col(g, x[i*chw:(i+1)*chw], cols, P)
 			var beta T
@@ -436,16 +456,14 @@ func convBackwardBias[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, d
 	}
 	K, P := g.colRows, g.outPixels
 	nb := convChunk(g, n)
-	if n == 0 || dx == nil && dw == nil || nb == 1 {
+	if n == 0 || dx == nil && dw == nil {
 		if db != nil {
 			convBiasSum(dy, n, f, P, db)
 		}
-		if n == 0 || dx == nil && dw == nil {
-			return
-		}
+		return
 	}
 	if nb == 1 {
-		convBackwardImages(g, n, f, x, w, dy, dx, dw)
+		convBackwardImages(g, n, f, x, w, dy, dx, dw, db)
 		return
 	}
 	chw := g.c * g.h * g.w

@@ -450,15 +450,15 @@ func TestConv2dImagesThreads(t *testing.T) {
 		t.Fatalf("%d output pixels: not the per-image path", oh*ow)
 	}
 	seed := convRandData(r, len(want))
-	grads := func(tx, tw *autodiff.Tensor[float64]) (dx, dw []float64) {
+	grads := func(tx, tw, tb *autodiff.Tensor[float64]) (dx, dw, db []float64) {
 		t.Helper()
-		y := autodiff.Conv2d(tx, tw, nil, 1, 0)
+		y := autodiff.Conv2d(tx, tw, tb, 1, 0)
 		g, err := autodiff.Gradients([]*autodiff.Tensor[float64]{y}, []*autodiff.Tensor[float64]{autodiff.New(seed, y.Shape()...)},
-			[]*autodiff.Tensor[float64]{tx, tw}, false)
+			[]*autodiff.Tensor[float64]{tx, tw, tb}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return g[0].Data(), g[1].Data()
+		return g[0].Data(), g[1].Data(), g[2].Data()
 	}
 	for _, threads := range []int{1, 2} {
 		prev := kernel.SetThreads(threads)
@@ -472,13 +472,15 @@ func TestConv2dImagesThreads(t *testing.T) {
 		// The gradients against the naive adjoints.
 		tx.SetRequiresGrad(true)
 		tw.SetRequiresGrad(true)
-		dx, dw := grads(tx, tw)
-		ndx, ndw := make([]float64, len(x)), make([]float64, len(w))
+		tb.SetRequiresGrad(true)
+		dx, dw, db := grads(tx, tw, tb)
+		ndx, ndw, ndb := make([]float64, len(x)), make([]float64, len(w)), make([]float64, s.f)
 		for n := 0; n < s.n; n++ {
 			for f := 0; f < s.f; f++ {
 				for oy := 0; oy < oh; oy++ {
 					for ox := 0; ox < ow; ox++ {
 						g := seed[((n*s.f+f)*oh+oy)*ow+ox]
+						ndb[f] += g
 						for c := 0; c < s.c; c++ {
 							for i := 0; i < 3; i++ {
 								for j := 0; j < 3; j++ {
@@ -501,6 +503,11 @@ func TestConv2dImagesThreads(t *testing.T) {
 		for i := range ndw {
 			if math.Abs(dw[i]-ndw[i]) > 1e-10*(1+math.Abs(ndw[i])) {
 				t.Fatalf("threads %d: dw[%d] = %v, want %v", threads, i, dw[i], ndw[i])
+			}
+		}
+		for i := range ndb {
+			if math.Abs(db[i]-ndb[i]) > 1e-11*(1+math.Abs(ndb[i])) {
+				t.Fatalf("threads %d: db[%d] = %v, want %v", threads, i, db[i], ndb[i])
 			}
 		}
 		kernel.SetThreads(prev)
