@@ -206,6 +206,20 @@ func convBiasSum[T kernel.Float](dy []T, n, f, pix int, db []T) {
 	})
 }
 
+// biasFromSums sets db[j] to the sum over images i, in order and in double,
+// of sums[i*f+j], the sums of the images' rows of the output gradient: what
+// convBiasSum computes, for callers that took those sums while the rows
+// were in cache.
+func biasFromSums[T kernel.Float](sums []T, n, f int, db []T) {
+	for j := range db[:f] {
+		var acc float64 // the images' partial sums, added in double
+		for i := 0; i < n; i++ {
+			acc += float64(sums[i*f+j])
+		}
+		db[j] = T(acc)
+	}
+}
+
 // convBiasBroadcast sets y[n, f, p] to b[f].
 func convBiasBroadcast[T kernel.Float](b []T, n, f, pix int, y []T) {
 	for i := 0; i < n; i++ {
@@ -358,13 +372,7 @@ func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw,
 	if db != nil {
 		sums = alloc[T](n * f)
 		defer func() {
-			for j := range db[:f] {
-				var acc float64 // the images' partial sums, added in double
-				for i := 0; i < n; i++ {
-					acc += float64(sums[i*f+j])
-				}
-				db[j] = T(acc)
-			}
+			biasFromSums(sums, n, f, db)
 			release(sums)
 		}()
 	}
@@ -443,11 +451,20 @@ func convBackward[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw []T) {
 // convBiasSum, so the result has the same bits.
 func convBackwardBias[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T) {
 	if tile := winoTile[T](g, n, f); tile != 0 {
-		if db != nil {
-			convBiasSum(dy, n, f, g.outPixels, db)
+		if dx == nil && dw == nil {
+			if db != nil {
+				convBiasSum(dy, n, f, g.outPixels, db)
+			}
+			return
 		}
-		if dx != nil || dw != nil {
-			winoBackward(tile, g, n, f, as32(x), as32(w), as32(dy), as32(dx), as32(dw))
+		var sums []T
+		if db != nil {
+			sums = alloc[T](n * f)
+		}
+		winoBackward(tile, g, n, f, as32(x), as32(w), as32(dy), as32(dx), as32(dw), as32(sums))
+		if db != nil {
+			biasFromSums(sums, n, f, db)
+			release(sums)
 		}
 		return
 	}
@@ -491,13 +508,7 @@ func convBackwardBias[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, d
 		convBackwardChunk(g, f, m, x, w, dyc[:f*ld], dx, dw, n0, n0 == 0, cols, chw)
 	}
 	if sums != nil {
-		for j := range db[:f] {
-			var acc float64 // the images' partial sums, added in double
-			for i := 0; i < n; i++ {
-				acc += float64(sums[i*f+j])
-			}
-			db[j] = T(acc)
-		}
+		biasFromSums(sums, n, f, db)
 		release(sums)
 	}
 	release(cols)

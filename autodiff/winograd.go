@@ -486,10 +486,12 @@ func (wg *winoGeom) forwardChunk(ww *winoWorker, pu winoPacked, ch winoChunk, f 
 
 // winoBackward is convBackward on the Winograd path with the given tile:
 // for the gradient dy (n x f x oh x ow) of the output it sets dx (n x c x h
-// x w, needs w) and dw (f x c x 3 x 3, needs x), each skipped when nil. The
-// threads take whole chunks: the next free one each when only dx is wanted,
-// otherwise those of their share of the partial sums of dw.
-func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw []float32) {
+// x w, needs w) and dw (f x c x 3 x 3, needs x), each skipped when nil, and
+// when sums is not nil sums[i*f+j] to the sum of dy's row (i, j), as
+// kernel.Sum takes it. The threads take whole chunks: the next free one
+// each when only dx is wanted, otherwise those of their share of the
+// partial sums of dw.
+func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums []float32) {
 	wg := newWinoGeom(g, tile)
 	C, pos := g.c, wg.pos
 	var put winoPacked // the transposed transformed filters, packed
@@ -516,12 +518,12 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 		ww := wg.newWorker(f)
 		if dw == nil {
 			for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
-				wg.backwardChunk(ww, put, nil, false, chunks[k], f, x, dy, dx)
+				wg.backwardChunk(ww, put, nil, false, chunks[k], f, x, dy, dx, sums)
 			}
 		} else {
 			for k := range chunks {
 				if k%len(acc)%workers == p {
-					wg.backwardChunk(ww, put, acc[k%len(acc)], k < len(acc), chunks[k], f, x, dy, dx)
+					wg.backwardChunk(ww, put, acc[k%len(acc)], k < len(acc), chunks[k], f, x, dy, dx, sums)
 				}
 			}
 		}
@@ -539,17 +541,23 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 }
 
 // backwardChunk runs one chunk of winoBackward: the transformed output
-// gradient dM, then for each position the filter-gradient product added
-// into du (overwriting it when first is set; skipped when du is nil) and
-// the input-gradient product (skipped when dx is nil), and the adjoint
-// input transform.
-func (wg *winoGeom) backwardChunk(ww *winoWorker, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx []float32) {
+// gradient dM (and the row sums of dy when sums is not nil), then for each
+// position the filter-gradient product added into du (overwriting it when
+// first is set; skipped when du is nil) and the input-gradient product
+// (skipped when dx is nil), and the adjoint input transform.
+func (wg *winoGeom) backwardChunk(ww *winoWorker, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx, sums []float32) {
 	C, L, T := wg.c, kernel.Lanes, ch.cols
 	vs, ms := xiStride(C, T), xiStride(f, T)
 	ofc, chw := f*wg.outPlane, C*wg.inPlane
 	for it := 0; it < ch.blocks*f; it++ {
 		blk, fi := it/f, it%f
 		img := ch.n0 + blk*L
+		if sums != nil {
+			for l := 0; l < ch.lanes(blk); l++ {
+				o := (img+l)*ofc + fi*wg.outPlane
+				sums[(img+l)*f+fi] = kernel.Sum(dy[o : o+wg.outPlane])
+			}
+		}
 		kernel.Interleave8(ww.out, wg.outOffs, dy[img*ofc+fi*wg.outPlane:], ofc, ch.lanes(blk))
 		col := fi*T + blk*wg.tiles*L
 		for ty := 0; ty < wg.th; ty++ {

@@ -17,22 +17,35 @@ import (
 // and returns y and the gradients of <y, seed> in x and w.
 func f32conv(t *testing.T, alg autodiff.ConvAlgorithm, s convShape, x, w, b, seed []float64) (y, dx, dw []float32) {
 	t.Helper()
+	y, dx, dw, _ = f32convBias(t, alg, s, x, w, b, seed)
+	return y, dx, dw
+}
+
+// f32convBias is f32conv that also returns the gradient in the bias, nil
+// without bias.
+func f32convBias(t *testing.T, alg autodiff.ConvAlgorithm, s convShape, x, w, b, seed []float64) (y, dx, dw, db []float32) {
+	t.Helper()
 	prev := autodiff.SetConvAlgorithm(alg)
 	defer autodiff.SetConvAlgorithm(prev)
 	tx, tw, tb := convTensors[float32](s, x, w, b)
-	tx.SetRequiresGrad(true)
-	tw.SetRequiresGrad(true)
+	xs := []*autodiff.Tensor[float32]{tx.SetRequiresGrad(true), tw.SetRequiresGrad(true)}
+	if tb != nil {
+		xs = append(xs, tb.SetRequiresGrad(true))
+	}
 	out := autodiff.Conv2d(tx, tw, tb, s.stride, s.pad)
 	sd := make([]float32, len(seed))
 	for i, v := range seed {
 		sd[i] = float32(v)
 	}
 	g, err := autodiff.Gradients([]*autodiff.Tensor[float32]{out}, []*autodiff.Tensor[float32]{autodiff.New(sd, out.Shape()...)},
-		[]*autodiff.Tensor[float32]{tx, tw}, false)
+		xs, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out.Data(), g[0].Data(), g[1].Data()
+	if tb != nil {
+		db = g[2].Data()
+	}
+	return out.Data(), g[0].Data(), g[1].Data(), db
 }
 
 // TestConvWinogradMatchesDirect compares both Winograd paths with the
@@ -55,13 +68,20 @@ func TestConvWinogradMatchesDirect(t *testing.T) {
 				x, w, b := convInputs(r, s)
 				oh, ow := s.h+2*s.pad-2, s.w+2*s.pad-2
 				seed := convRandData(r, s.n*s.f*oh*ow)
-				y0, dx0, dw0 := f32conv(t, autodiff.ConvDirect, s, x, w, b, seed)
+				y0, dx0, dw0, db0 := f32convBias(t, autodiff.ConvDirect, s, x, w, b, seed)
 				var first [3][]float32
 				for _, threads := range []int{1, 2, 3} {
 					prev := kernel.SetThreads(threads)
-					y, dx, dw := f32conv(t, alg, s, x, w, b, seed)
+					y, dx, dw, db := f32convBias(t, alg, s, x, w, b, seed)
 					kernel.SetThreads(prev)
 					name := fmt.Sprintf("%v %v cols %d threads %d", alg, s, cols, threads)
+					// The bias gradient adds the same row sums in the same
+					// order on both paths.
+					for i := range db0 {
+						if math.Float32bits(db[i]) != math.Float32bits(db0[i]) {
+							t.Fatalf("%s: db[%d] = %v, direct %v", name, i, db[i], db0[i])
+						}
+					}
 					for k, pair := range [][2][]float32{{y, y0}, {dx, dx0}, {dw, dw0}} {
 						got, want := pair[0], pair[1]
 						var scale float64
