@@ -368,8 +368,9 @@ def alloc(p, inregs, nregs=16, reserved=()):
     return reg
 
 
-def macro(p, inregs, reserved):
-    reg = alloc(p, inregs, reserved=reserved)
+def macro(p, reg, suffix="", note=""):
+    """The macro of p with the registers of reg (alloc), named p.name in
+    capitals plus suffix, its comment ending with note."""
     body = []
     for kind, d, a, b in p.ops:
         rd, ra = f"Y{reg[d]}", f"Y{reg[a]}"
@@ -381,13 +382,13 @@ def macro(p, inregs, reserved):
             body.append(f"VSUBPS Y{reg[b]}, {ra}, {rd}")
         else:
             body.append(f"VXORPS signbit<>(SB), {ra}, {rd}")
-    outregs = [reg[o] for o in p.outputs]
-    name = p.name.upper()
-    text = [f"// {name}: Y{','.join(str(r) for r in outregs)} = {p.doc} of Y{','.join(str(r) for r in inregs)}, as {p.name}.",
-            f"#define {name} \\"]
-    for i, ins in enumerate(body):
-        text.append(f"\t{ins}" + ("; \\" if i + 1 < len(body) else ""))
-    return "\n".join(text), outregs
+    name = p.name.upper() + suffix
+    outs = ",".join(f"Y{reg[o]}" for o in p.outputs)
+    ins = ",".join(f"Y{reg[x]}" for x in p.inputs)
+    text = [f"// {name}: {outs} = {p.doc} of {ins}, as {p.name}.{note}", f"#define {name} \\"]
+    for k, ins in enumerate(body):
+        text.append(f"\t{ins}" + ("; \\" if k + 1 < len(body) else ""))
+    return "\n".join(text)
 
 
 def asm():
@@ -397,6 +398,7 @@ def asm():
     w.append("//go:build !purego")
     w.append("")
     w.append('#include "textflag.h"')
+    w.append('#include "transpose_amd64.h"')
     w.append("")
     w.append("""// AVX2 kernels of the Winograd convolutions F(4x4, 3x3) and F(5x5, 3x3).
 // Their specifications are the Go twins in winograd_twin.go and
@@ -421,25 +423,19 @@ def asm():
     w.append("")
     for m, (bt, b, at, a) in sorted(TILES.items()):
         for p in (bt, b, a):
-            text, _ = macro(p, list(range(len(p.inputs))), ())
-            w.append(text)
+            w.append(macro(p, alloc(p, list(range(len(p.inputs))))))
             w.append("")
         # The output transform leaves Y15, which holds the bias, alone.
-        text, _ = macro_with(at, alloc(at, list(range(m + 2)), reserved=(15,)))
-        w.append(text)
+        w.append(macro(at, alloc(at, list(range(m + 2)), reserved=(15,)), "_BIAS", " Y15 (the bias) is left alone."))
         w.append("")
     for m, (bt, b, at, a) in sorted(TILES.items()):
         al = m + 2
-        w += kernel_in(m, al, bt)
-        w += kernel_in_adj(m, al, b)
-        w += kernel_out(m, al, at)
-        w += kernel_out_adj(m, al, a)
+        w += kernel(f"winogradIn{m}AVX2", m, al, bt, True, "store")
+        w += kernel(f"winogradInAdj{m}AVX2", m, al, b, False, "add")
+        w += kernel(f"winogradOut{m}AVX2", m, al, at, False, "bias")
+        w += kernel(f"winogradOutAdj{m}AVX2", m, al, a, True, "store")
     w += interleaves()
     return "\n".join(w) + "\n"
-
-
-def outregs(p):
-    return [alloc(p, list(range(len(p.inputs))))[o] for o in p.outputs]
 
 
 # Addressing of rows 0..6 of a buffer at BASE with row stride R (bytes) held
@@ -466,180 +462,91 @@ def colpos(a):
     return ["(BX)", "(BX)(R14*1)", "(BX)(R14*2)", "(DX)", "(BX)(R14*4)", "(DX)(R14*2)", "(AX)"][a]
 
 
-def prologue(name, frame, args, tile_regs):
-    """Common register set-up: DI dst, SI src, R8 stride (bytes), R9 row
-    (bytes), CX tiles; R10/R11 3/5 rows, R12/R13 3/5 strides, R14 al strides."""
-    return [f"TEXT ·{name}(SB), ${frame}-{args}"] + tile_regs
+def prologue(name, frame, stride_first, al, walk, bias=False):
+    """The header and register set-up of a two-dimensional kernel: DI dst,
+    SI src, R8 the stride between positions and R9 the row (in bytes), CX
+    the tiles; R10 and R11 3 and 5 rows, R12 and R13 3 and 5 strides, R14
+    al strides; with bias, Y15 the bias. The transform-side stride comes
+    second in the arguments when stride_first (In, OutAdj), the row
+    otherwise (InAdj, Out)."""
+    a1, a2 = ("stride", "row") if stride_first else ("row", "stride")
+    sig = f"dst *float32, {a1} int, src *float32, {a2} int, tiles int" + (", bias float32" if bias else "")
+    r1, r2 = ("R8", "R9") if stride_first else ("R9", "R8")
+    w = [f"// func {name}({sig})", "//", f"// {walk}",
+         f"TEXT ·{name}(SB), ${frame}-{44 if bias else 40}",
+         "\tMOVQ dst+0(FP), DI", f"\tMOVQ {a1}+8(FP), {r1}", f"\tSHLQ $2, {r1}",
+         "\tMOVQ src+16(FP), SI", f"\tMOVQ {a2}+24(FP), {r2}", f"\tSHLQ $2, {r2}",
+         "\tMOVQ tiles+32(FP), CX",
+         "\tLEAQ (R9)(R9*2), R10", "\tLEAQ (R9)(R9*4), R11",
+         "\tLEAQ (R8)(R8*2), R12", "\tLEAQ (R8)(R8*4), R13",
+         f"\tIMUL3Q ${al}, R8, R14"]
+    if bias:
+        w.append("\tVBROADCASTSS bias+40(FP), Y15")
+    w.append("tile:")
+    return w
 
 
 def stk(k):
     return f"{32 * k}(SP)"
 
 
-def kernel_in(m, al, p):
-    name = f"winogradIn{m}AVX2"
-    ro = outregs(p)
-    w = [f"// func {name}(dst *float32, stride int, src *float32, row int, tiles int)",
-         f"//",
-         f"// SI walks the tiles of src ({32 * m} bytes apart), DI the columns of dst (32 bytes apart).",
-         f"TEXT ·{name}(SB), ${32 * al * al}-40",
-         "\tMOVQ dst+0(FP), DI", "\tMOVQ stride+8(FP), R8", "\tSHLQ $2, R8",
-         "\tMOVQ src+16(FP), SI", "\tMOVQ row+24(FP), R9", "\tSHLQ $2, R9",
-         "\tMOVQ tiles+32(FP), CX",
-         "\tLEAQ (R9)(R9*2), R10", "\tLEAQ (R9)(R9*4), R11",
-         "\tLEAQ (R8)(R8*2), R12", "\tLEAQ (R8)(R8*4), R13",
-         f"\tIMUL3Q ${al}, R8, R14",
-         "tile:"]
-    for j in range(al):
-        for i in range(al):
-            w.append(f"\tVMOVUPS {rowaddr('SI', i, 32 * j)}, Y{i}")
-        w.append(f"\t{p.name.upper()}")
-        for a in range(al):
-            w.append(f"\tVMOVUPS Y{ro[a]}, {stk(al * a + j)}")
-    w.append("\tMOVQ DI, BX")
-    for a in range(al):
-        for b in range(al):
-            w.append(f"\tVMOVUPS {stk(al * a + b)}, Y{b}")
-        w.append(f"\t{p.name.upper()}")
-        for b in range(al):
-            w.append(f"\tVMOVUPS Y{ro[b]}, {posaddr(b)}")
-        if a + 1 < al:
-            w.append("\tADDQ R14, BX")
-    w += [f"\tADDQ ${32 * m}, SI", "\tADDQ $32, DI", "\tDECQ CX", "\tJNZ tile", "\tVZEROUPPER", "\tRET", ""]
-    return w
-
-
-def kernel_in_adj(m, al, p):
-    name = f"winogradInAdj{m}AVX2"
-    ro = outregs(p)
-    w = [f"// func {name}(dst *float32, row int, src *float32, stride int, tiles int)",
-         f"//",
-         f"// SI walks the columns of src (32 bytes apart), DI the tiles of dst ({32 * m} bytes apart).",
-         f"TEXT ·{name}(SB), ${32 * al * al}-40",
-         "\tMOVQ dst+0(FP), DI", "\tMOVQ row+8(FP), R9", "\tSHLQ $2, R9",
-         "\tMOVQ src+16(FP), SI", "\tMOVQ stride+24(FP), R8", "\tSHLQ $2, R8",
-         "\tMOVQ tiles+32(FP), CX",
-         "\tLEAQ (R9)(R9*2), R10", "\tLEAQ (R9)(R9*4), R11",
-         "\tLEAQ (R8)(R8*2), R12", "\tLEAQ (R8)(R8*4), R13",
-         f"\tIMUL3Q ${al}, R8, R14",
-         "tile:", "\tMOVQ SI, BX"]
-    for b in range(al):
-        w += colpos_setup()
-        for a in range(al):
-            w.append(f"\tVMOVUPS {colpos(a)}, Y{a}")
-        w.append(f"\t{p.name.upper()}")
-        for i in range(al):
-            w.append(f"\tVMOVUPS Y{ro[i]}, {stk(al * i + b)}")
-        if b + 1 < al:
-            w.append("\tADDQ R8, BX")
-    for i in range(al):
-        for b in range(al):
-            w.append(f"\tVMOVUPS {stk(al * i + b)}, Y{b}")
-        w.append(f"\t{p.name.upper()}")
-        for j in range(al):
-            addr = rowaddr("DI", i, 32 * j)
-            w.append(f"\tVADDPS {addr}, Y{ro[j]}, Y{ro[j]}")
-            w.append(f"\tVMOVUPS Y{ro[j]}, {addr}")
-    w += ["\tADDQ $32, SI", f"\tADDQ ${32 * m}, DI", "\tDECQ CX", "\tJNZ tile", "\tVZEROUPPER", "\tRET", ""]
-    return w
-
-
-def kernel_out(m, al, p):
-    name = f"winogradOut{m}AVX2"
-    # The bias lives in Y15: the transform must not use it.
-    reg = alloc(p, list(range(al)), reserved=(15,))
+def kernel(name, m, al, p, src_tile, mode):
+    """A two-dimensional kernel: pass 1 applies p to each column of the
+    source (a tile of the image buffer when src_tile, the a*a positions
+    otherwise) into the stack frame, pass 2 applies p to each row of the
+    frame and stores it on the other side: to the positions, or to the tile
+    with mode "store", "add" (added to what is there) or "bias" (plus Y15)."""
+    bias = mode == "bias"
+    reg = alloc(p, list(range(len(p.inputs))), reserved=(15,) if bias else ())
     ro = [reg[o] for o in p.outputs]
-    mac = p.name.upper() + "_BIAS"
-    w = [f"// func {name}(dst *float32, row int, src *float32, stride int, tiles int, bias float32)",
-         f"//",
-         f"// SI walks the columns of src (32 bytes apart), DI the tiles of dst ({32 * m} bytes apart);",
-         "// Y15 holds the bias.",
-         f"TEXT ·{name}(SB), ${32 * m * al}-44",
-         "\tMOVQ dst+0(FP), DI", "\tMOVQ row+8(FP), R9", "\tSHLQ $2, R9",
-         "\tMOVQ src+16(FP), SI", "\tMOVQ stride+24(FP), R8", "\tSHLQ $2, R8",
-         "\tMOVQ tiles+32(FP), CX",
-         "\tLEAQ (R9)(R9*2), R10", "\tLEAQ (R9)(R9*4), R11",
-         "\tLEAQ (R8)(R8*2), R12", "\tLEAQ (R8)(R8*4), R13",
-         f"\tIMUL3Q ${al}, R8, R14",
-         "\tVBROADCASTSS bias+40(FP), Y15",
-         "tile:", "\tMOVQ SI, BX"]
-    for b in range(al):
-        w += colpos_setup()
-        for a in range(al):
-            w.append(f"\tVMOVUPS {colpos(a)}, Y{a}")
+    mac = p.name.upper() + ("_BIAS" if bias else "")
+    n, mid = len(p.inputs), len(p.outputs)  # values per column, per frame column
+    if src_tile:
+        walk = f"SI walks the tiles of src ({32 * m} bytes apart), DI the columns of dst (32 bytes apart)."
+    else:
+        walk = f"SI walks the columns of src (32 bytes apart), DI the tiles of dst ({32 * m} bytes apart)."
+    if bias:
+        walk += " Y15 holds the bias."
+    w = prologue(name, 32 * n * mid, src_tile, al, walk, bias=bias)
+    if not src_tile:
+        w.append("\tMOVQ SI, BX")
+    for c in range(n):
+        if src_tile:
+            loads = [rowaddr("SI", r, 32 * c) for r in range(n)]
+        else:
+            w += colpos_setup()
+            loads = [colpos(r) for r in range(n)]
+        for r, addr in enumerate(loads):
+            w.append(f"\tVMOVUPS {addr}, Y{r}")
         w.append(f"\t{mac}")
-        for i in range(m):
-            w.append(f"\tVMOVUPS Y{ro[i]}, {stk(al * i + b)}")
-        if b + 1 < al:
+        for k in range(mid):
+            w.append(f"\tVMOVUPS Y{ro[k]}, {stk(n * k + c)}")
+        if not src_tile and c + 1 < n:
             w.append("\tADDQ R8, BX")
-    for i in range(m):
-        for b in range(al):
-            w.append(f"\tVMOVUPS {stk(al * i + b)}, Y{b}")
+    if src_tile:
+        w.append("\tMOVQ DI, BX")
+    for k in range(mid):
+        for c in range(n):
+            w.append(f"\tVMOVUPS {stk(n * k + c)}, Y{c}")
         w.append(f"\t{mac}")
-        for j in range(m):
-            w.append(f"\tVADDPS Y15, Y{ro[j]}, Y{ro[j]}")
-            w.append(f"\tVMOVUPS Y{ro[j]}, {rowaddr('DI', i, 32 * j)}")
-    w += ["\tADDQ $32, SI", f"\tADDQ ${32 * m}, DI", "\tDECQ CX", "\tJNZ tile", "\tVZEROUPPER", "\tRET", ""]
-    return w
-
-
-def kernel_out_adj(m, al, p):
-    name = f"winogradOutAdj{m}AVX2"
-    ro = outregs(p)
-    w = [f"// func {name}(dst *float32, stride int, src *float32, row int, tiles int)",
-         f"//",
-         f"// SI walks the tiles of src ({32 * m} bytes apart), DI the columns of dst (32 bytes apart).",
-         f"TEXT ·{name}(SB), ${32 * m * al}-40",
-         "\tMOVQ dst+0(FP), DI", "\tMOVQ stride+8(FP), R8", "\tSHLQ $2, R8",
-         "\tMOVQ src+16(FP), SI", "\tMOVQ row+24(FP), R9", "\tSHLQ $2, R9",
-         "\tMOVQ tiles+32(FP), CX",
-         "\tLEAQ (R9)(R9*2), R10", "\tLEAQ (R9)(R9*4), R11",
-         "\tLEAQ (R8)(R8*2), R12", "\tLEAQ (R8)(R8*4), R13",
-         f"\tIMUL3Q ${al}, R8, R14",
-         "tile:"]
-    for j in range(m):
-        for i in range(m):
-            w.append(f"\tVMOVUPS {rowaddr('SI', i, 32 * j)}, Y{i}")
-        w.append(f"\t{p.name.upper()}")
-        for a in range(al):
-            w.append(f"\tVMOVUPS Y{ro[a]}, {stk(m * a + j)}")
-    w.append("\tMOVQ DI, BX")
-    for a in range(al):
-        for j in range(m):
-            w.append(f"\tVMOVUPS {stk(m * a + j)}, Y{j}")
-        w.append(f"\t{p.name.upper()}")
-        for b in range(al):
-            w.append(f"\tVMOVUPS Y{ro[b]}, {posaddr(b)}")
-        if a + 1 < al:
+        for q in range(mid):
+            if src_tile:
+                w.append(f"\tVMOVUPS Y{ro[q]}, {posaddr(q)}")
+                continue
+            addr = rowaddr("DI", k, 32 * q)
+            if mode == "add":
+                w.append(f"\tVADDPS {addr}, Y{ro[q]}, Y{ro[q]}")
+            elif bias:
+                w.append(f"\tVADDPS Y15, Y{ro[q]}, Y{ro[q]}")
+            w.append(f"\tVMOVUPS Y{ro[q]}, {addr}")
+        if src_tile and k + 1 < mid:
             w.append("\tADDQ R14, BX")
-    w += [f"\tADDQ ${32 * m}, SI", "\tADDQ $32, DI", "\tDECQ CX", "\tJNZ tile", "\tVZEROUPPER", "\tRET", ""]
+    step_si, step_di = (32 * m, 32) if src_tile else (32, 32 * m)
+    w += [f"\tADDQ ${step_si}, SI", f"\tADDQ ${step_di}, DI", "\tDECQ CX", "\tJNZ tile", "\tVZEROUPPER", "\tRET", ""]
     return w
 
 
-TRANSPOSE = """	VUNPCKLPS Y1, Y0, Y8
-	VUNPCKHPS Y1, Y0, Y9
-	VUNPCKLPS Y3, Y2, Y10
-	VUNPCKHPS Y3, Y2, Y11
-	VUNPCKLPS Y5, Y4, Y12
-	VUNPCKHPS Y5, Y4, Y13
-	VUNPCKLPS Y7, Y6, Y0
-	VUNPCKHPS Y7, Y6, Y1
-	VSHUFPS $0x44, Y10, Y8, Y2
-	VSHUFPS $0xEE, Y10, Y8, Y3
-	VSHUFPS $0x44, Y11, Y9, Y4
-	VSHUFPS $0xEE, Y11, Y9, Y5
-	VSHUFPS $0x44, Y0, Y12, Y6
-	VSHUFPS $0xEE, Y0, Y12, Y7
-	VSHUFPS $0x44, Y1, Y13, Y8
-	VSHUFPS $0xEE, Y1, Y13, Y9
-	VPERM2F128 $0x20, Y6, Y2, Y10
-	VPERM2F128 $0x20, Y7, Y3, Y11
-	VPERM2F128 $0x20, Y8, Y4, Y12
-	VPERM2F128 $0x20, Y9, Y5, Y13
-	VPERM2F128 $0x31, Y6, Y2, Y0
-	VPERM2F128 $0x31, Y7, Y3, Y1
-	VPERM2F128 $0x31, Y8, Y4, Y14
-	VPERM2F128 $0x31, Y9, Y5, Y2"""
+TRANSPOSE = "\tTRANSPOSE8X8"
 OUTREG = ["Y10", "Y11", "Y12", "Y13", "Y0", "Y1", "Y14", "Y2"]
 
 
@@ -738,27 +645,6 @@ def main():
         print(f"F({m}x{m},3x3) depths Bᵀ {max(progs[0].depths())}, B {max(progs[1].depths())}, "
               f"Aᵀ {max(progs[2].depths())}, A {max(progs[3].depths())}; ops "
               f"{[len(p.ops) for p in progs]}")
-
-
-def macro_with(p, reg):
-    body = []
-    for kind, d, a, b in p.ops:
-        rd, ra = f"Y{reg[d]}", f"Y{reg[a]}"
-        if kind == "mul":
-            body.append(f"VMULPS {CONSTS[b]}<>(SB), {ra}, {rd}")
-        elif kind == "add":
-            body.append(f"VADDPS Y{reg[b]}, {ra}, {rd}")
-        elif kind == "sub":
-            body.append(f"VSUBPS Y{reg[b]}, {ra}, {rd}")
-        else:
-            body.append(f"VXORPS signbit<>(SB), {ra}, {rd}")
-    name = p.name.upper() + "_BIAS"
-    outs = ",".join(f"Y{reg[o]}" for o in p.outputs)
-    text = [f"// {name}: {outs} = {p.doc} of Y0..Y{len(p.inputs) - 1}, as {p.name}, leaving Y15 alone.",
-            f"#define {name} \\"]
-    for i, ins in enumerate(body):
-        text.append(f"\t{ins}" + ("; \\" if i + 1 < len(body) else ""))
-    return "\n".join(text), None
 
 
 if __name__ == "__main__":

@@ -335,22 +335,31 @@ func winogradSpec(which int) func(*rand.Rand, string) (float64, string, error) {
 					kernel.WinogradOutAdj(lay.tile, dst, lay.stride, src, lay.row, lay.tiles)
 				}
 			}
-			got, want := slices.Clone(base), slices.Clone(base)
-			if err := under(impl, func() { apply(got) }); err != nil {
+			if err := compareUnder(&w, impl, base, apply, func(i int) string {
+				return fmt.Sprintf("%v, %d tiles, value %d", lay.tile, lay.tiles, i)
+			}); err != nil {
 				return 0, "", err
-			}
-			if err := under("go", func() { apply(want) }); err != nil {
-				return 0, "", err
-			}
-			for i := range got {
-				g, x := float64(got[i]), float64(want[i])
-				w.add(relErr(g, x, math.Max(math.Abs(x), 0x1p-126)), g, x, func() string {
-					return fmt.Sprintf("%v, %d tiles, value %d", lay.tile, lay.tiles, i)
-				})
 			}
 		}
 		return w.result()
 	}
+}
+
+// compareUnder runs apply on a copy of base under impl and on another under
+// "go", and records in w each value's error relative to the "go" value.
+func compareUnder(w *worst, impl string, base []float32, apply func([]float32), where func(int) string) error {
+	got, want := slices.Clone(base), slices.Clone(base)
+	if err := under(impl, func() { apply(got) }); err != nil {
+		return err
+	}
+	if err := under("go", func() { apply(want) }); err != nil {
+		return err
+	}
+	for i := range got {
+		g, x := float64(got[i]), float64(want[i])
+		w.add(relErr(g, x, math.Max(math.Abs(x), 0x1p-126)), g, x, func() string { return where(i) })
+	}
+	return nil
 }
 
 // interleaveSpec compares Interleave8 (or Deinterleave8) under impl with
@@ -384,18 +393,10 @@ func interleaveSpec(inverse bool) func(*rand.Rand, string) (float64, string, err
 				if inverse {
 					base = planes
 				}
-				got, want := slices.Clone(base), slices.Clone(base)
-				if err := under(impl, func() { apply(got) }); err != nil {
+				if err := compareUnder(&w, impl, base, apply, func(i int) string {
+					return fmt.Sprintf("%d pixels, %d lanes, value %d", n, lanes, i)
+				}); err != nil {
 					return 0, "", err
-				}
-				if err := under("go", func() { apply(want) }); err != nil {
-					return 0, "", err
-				}
-				for i := range got {
-					g, x := float64(got[i]), float64(want[i])
-					w.add(relErr(g, x, math.Max(math.Abs(x), 0x1p-126)), g, x, func() string {
-						return fmt.Sprintf("%d pixels, %d lanes, value %d", n, lanes, i)
-					})
 				}
 			}
 		}

@@ -506,12 +506,14 @@ func TestPackA6(t *testing.T) {
 	}
 }
 
-// TestGemmPacked checks that a product with op(A) packed once by PackA has
-// the bits of Gemm, for shapes with several k blocks and row blocks, and
-// that a packed operand is refused under another implementation.
-func TestGemmPacked(t *testing.T) {
+// TestGemmSerialAndPacked checks that GemmSerial, and a product with op(A)
+// packed once by PackA, have the bits of Gemm on 2 threads, for shapes with
+// several k blocks and row blocks, and that a packed operand is refused
+// under another implementation.
+func TestGemmSerialAndPacked(t *testing.T) {
 	cases := []gemmCase{
 		{m: 100, n: 130, k: 64, alpha: 1, beta: 0},
+		{m: 100, n: 500, k: 400, alpha: 1, beta: 0},
 		{transA: true, m: 97, n: 49, k: 390, padA: 3, alpha: 0.5, beta: 2},
 		{transB: true, m: 200, n: 17, k: 800, padC: 1, alpha: -1, beta: 1},
 		{m: 6, n: 16, k: 8, alpha: 1, beta: 0},
@@ -522,17 +524,21 @@ func TestGemmPacked(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		for _, c := range cases {
 			p := newProblem[float32](c, rng)
+			want := append([]float32(nil), p.c0...)
+			withThreads(2, func() {
+				Gemm(c.transA, c.transB, c.m, c.n, c.k, float32(c.alpha), p.a, p.lda, p.b, p.ldb, float32(c.beta), want, p.ldc)
+			})
+			serial := append([]float32(nil), p.c0...)
+			GemmSerial(c.transA, c.transB, c.m, c.n, c.k, float32(c.alpha), p.a, p.lda, p.b, p.ldb, float32(c.beta), serial, p.ldc)
 			PackA(&pa, c.transA, c.m, c.k, float32(c.alpha), p.a, p.lda)
 			if pa.Rows() != c.m || pa.Cols() != c.k {
 				t.Fatalf("%+v: packed %d x %d", c, pa.Rows(), pa.Cols())
 			}
-			got := append([]float32(nil), p.c0...)
-			GemmPacked(&pa, c.transB, c.n, p.b, p.ldb, float32(c.beta), got, p.ldc)
-			want := append([]float32(nil), p.c0...)
-			Gemm(c.transA, c.transB, c.m, c.n, c.k, float32(c.alpha), p.a, p.lda, p.b, p.ldb, float32(c.beta), want, p.ldc)
+			packed := append([]float32(nil), p.c0...)
+			GemmPacked(&pa, c.transB, c.n, p.b, p.ldb, float32(c.beta), packed, p.ldc)
 			for i := range want {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("%+v: element %d is %v packed, %v from Gemm", c, i, got[i], want[i])
+				if math.Float32bits(serial[i]) != math.Float32bits(want[i]) || math.Float32bits(packed[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%+v: element %d is %v serial, %v packed, %v from Gemm", c, i, serial[i], packed[i], want[i])
 				}
 			}
 		}
@@ -550,34 +556,6 @@ func TestGemmPacked(t *testing.T) {
 		}()
 		GemmPacked(&pa, false, 12, a, 12, 0, make([]float32, 144), 12)
 	}
-}
-
-// TestGemmSerial checks that GemmSerial gives Gemm's bits, whatever the
-// thread count Gemm runs on.
-func TestGemmSerial(t *testing.T) {
-	cases := []gemmCase{
-		{m: 100, n: 500, k: 400, alpha: 1, beta: 0},
-		{transA: true, m: 97, n: 49, k: 390, padA: 3, alpha: 0.5, beta: 2},
-		{transB: true, m: 200, n: 7, k: 800, padC: 1, alpha: 1, beta: 1},
-		{m: 3, n: 4, k: 5, alpha: 0, beta: 0.5},
-	}
-	rng := rand.New(rand.NewPCG(5, 9))
-	forEachImpl(t, func(t *testing.T) {
-		for _, c := range cases {
-			p := newProblem[float32](c, rng)
-			serial := append([]float32(nil), p.c0...)
-			GemmSerial(c.transA, c.transB, c.m, c.n, c.k, float32(c.alpha), p.a, p.lda, p.b, p.ldb, float32(c.beta), serial, p.ldc)
-			par := append([]float32(nil), p.c0...)
-			withThreads(2, func() {
-				Gemm(c.transA, c.transB, c.m, c.n, c.k, float32(c.alpha), p.a, p.lda, p.b, p.ldb, float32(c.beta), par, p.ldc)
-			})
-			for i := range par {
-				if math.Float32bits(serial[i]) != math.Float32bits(par[i]) {
-					t.Fatalf("%+v: element %d is %v serial, %v from Gemm", c, i, serial[i], par[i])
-				}
-			}
-		}
-	})
 }
 
 // TestGemmThreadsExact: the threads split C by rows or columns, never the

@@ -55,15 +55,25 @@ const (
 // register-blocked micro-kernel (assembly for float32 on amd64), and the
 // columns (or rows) of C are split over Threads goroutines.
 func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if alpha == 0 || k == 0 {
-		scaleMatrix(m, n, beta, c, ldc)
+	if gemmTrivial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
 	gemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmTrivial validates the arguments of Gemm and does the products that
+// need no multiplication: nothing when C is empty, C = beta*C when alpha or
+// k is zero. It reports whether the product is done.
+func gemmTrivial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) bool {
+	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return true
+	}
+	if alpha == 0 || k == 0 {
+		scaleMatrix(m, n, beta, c, ldc)
+		return true
+	}
+	return false
 }
 
 // GemmSerial is Gemm computed on the calling goroutine alone, whatever
@@ -71,12 +81,7 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 // themselves (one product per goroutine, say). It gives the same bits as
 // Gemm: the threads of Gemm split C, never the sum over k.
 func GemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if alpha == 0 || k == 0 {
-		scaleMatrix(m, n, beta, c, ldc)
+	if gemmTrivial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
 	bl := blockingFor[T]()

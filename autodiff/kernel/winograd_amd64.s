@@ -3,6 +3,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "transpose_amd64.h"
 
 // AVX2 kernels of the Winograd convolutions F(4x4, 3x3) and F(5x5, 3x3).
 // Their specifications are the Go twins in winograd_twin.go and
@@ -116,7 +117,7 @@ DATA sixteenth<>+24(SB)/4, $0.0625
 DATA sixteenth<>+28(SB)/4, $0.0625
 GLOBL sixteenth<>(SB), RODATA|NOPTR, $32
 
-// WINOBT4: Y0,9,7,10,1,2 = Bᵀ of F(4x4, 3x3) of Y0,1,2,3,4,5, as winoBT4.
+// WINOBT4: Y0,Y9,Y7,Y10,Y1,Y2 = Bᵀ of F(4x4, 3x3) of Y0,Y1,Y2,Y3,Y4,Y5, as winoBT4.
 #define WINOBT4 \
 	VMULPS four<>(SB), Y1, Y6; \
 	VMULPS four<>(SB), Y2, Y7; \
@@ -137,7 +138,7 @@ GLOBL sixteenth<>(SB), RODATA|NOPTR, $32
 	VMULPS five<>(SB), Y3, Y3; \
 	VSUBPS Y3, Y2, Y2
 
-// WINOB4: Y8,9,3,6,0,5 = B of F(4x4, 3x3), the adjoint of winoBT4 of Y0,1,2,3,4,5, as winoB4.
+// WINOB4: Y8,Y9,Y3,Y6,Y0,Y5 = B of F(4x4, 3x3), the adjoint of winoBT4 of Y0,Y1,Y2,Y3,Y4,Y5, as winoB4.
 #define WINOB4 \
 	VSUBPS Y1, Y2, Y6; \
 	VSUBPS Y3, Y4, Y7; \
@@ -161,7 +162,7 @@ GLOBL sixteenth<>(SB), RODATA|NOPTR, $32
 	VADDPS Y1, Y0, Y0; \
 	VADDPS Y2, Y0, Y0
 
-// WINOA4: Y0,6,4,5,1,3 = A of F(4x4, 3x3), the adjoint of winoAT4 of Y0,1,2,3, as winoA4.
+// WINOA4: Y0,Y6,Y4,Y5,Y1,Y3 = A of F(4x4, 3x3), the adjoint of winoAT4 of Y0,Y1,Y2,Y3, as winoA4.
 #define WINOA4 \
 	VADDPS Y2, Y0, Y4; \
 	VADDPS Y3, Y1, Y5; \
@@ -175,7 +176,7 @@ GLOBL sixteenth<>(SB), RODATA|NOPTR, $32
 	VADDPS Y1, Y2, Y5; \
 	VSUBPS Y1, Y2, Y1
 
-// WINOAT4_BIAS: Y0,Y4,Y2,Y1 = Aᵀ of F(4x4, 3x3) of Y0..Y5, as winoAT4, leaving Y15 alone.
+// WINOAT4_BIAS: Y0,Y4,Y2,Y1 = Aᵀ of F(4x4, 3x3) of Y0,Y1,Y2,Y3,Y4,Y5, as winoAT4. Y15 (the bias) is left alone.
 #define WINOAT4_BIAS \
 	VADDPS Y2, Y1, Y6; \
 	VSUBPS Y2, Y1, Y1; \
@@ -191,7 +192,7 @@ GLOBL sixteenth<>(SB), RODATA|NOPTR, $32
 	VADDPS Y3, Y1, Y1; \
 	VADDPS Y5, Y1, Y1
 
-// WINOBT5: Y0,11,5,7,1,3,2 = Bᵀ of F(5x5, 3x3) of Y0,1,2,3,4,5,6, as winoBT5.
+// WINOBT5: Y0,Y11,Y5,Y7,Y1,Y3,Y2 = Bᵀ of F(5x5, 3x3) of Y0,Y1,Y2,Y3,Y4,Y5,Y6, as winoBT5.
 #define WINOBT5 \
 	VMULPS four<>(SB), Y2, Y7; \
 	VSUBPS Y7, Y4, Y7; \
@@ -229,7 +230,7 @@ GLOBL sixteenth<>(SB), RODATA|NOPTR, $32
 	VADDPS Y2, Y2, Y2; \
 	VSUBPS Y3, Y2, Y2
 
-// WINOB5: Y8,9,10,1,0,2,6 = B of F(5x5, 3x3), the adjoint of winoBT5 of Y0,1,2,3,4,5,6, as winoB5.
+// WINOB5: Y8,Y9,Y10,Y1,Y0,Y2,Y6 = B of F(5x5, 3x3), the adjoint of winoBT5 of Y0,Y1,Y2,Y3,Y4,Y5,Y6, as winoB5.
 #define WINOB5 \
 	VADDPS Y0, Y0, Y7; \
 	VADDPS Y7, Y5, Y5; \
@@ -272,7 +273,7 @@ GLOBL sixteenth<>(SB), RODATA|NOPTR, $32
 	VSUBPS Y0, Y2, Y0; \
 	VADDPS Y5, Y4, Y2
 
-// WINOA5: Y0,2,3,5,6,1,4 = A of F(5x5, 3x3), the adjoint of winoAT5 of Y0,1,2,3,4, as winoA5.
+// WINOA5: Y0,Y2,Y3,Y5,Y6,Y1,Y4 = A of F(5x5, 3x3), the adjoint of winoAT5 of Y0,Y1,Y2,Y3,Y4, as winoA5.
 #define WINOA5 \
 	VADDPS Y2, Y0, Y5; \
 	VADDPS Y4, Y5, Y5; \
@@ -297,7 +298,7 @@ GLOBL sixteenth<>(SB), RODATA|NOPTR, $32
 	VADDPS Y8, Y7, Y5; \
 	VSUBPS Y8, Y7, Y6
 
-// WINOAT5_BIAS: Y0,Y4,Y8,Y1,Y2 = Aᵀ of F(5x5, 3x3) of Y0..Y6, as winoAT5, leaving Y15 alone.
+// WINOAT5_BIAS: Y0,Y4,Y8,Y1,Y2 = Aᵀ of F(5x5, 3x3) of Y0,Y1,Y2,Y3,Y4,Y5,Y6, as winoAT5. Y15 (the bias) is left alone.
 #define WINOAT5_BIAS \
 	VADDPS Y2, Y1, Y7; \
 	VSUBPS Y2, Y1, Y1; \
@@ -758,8 +759,7 @@ tile:
 
 // func winogradOut4AVX2(dst *float32, row int, src *float32, stride int, tiles int, bias float32)
 //
-// SI walks the columns of src (32 bytes apart), DI the tiles of dst (128 bytes apart);
-// Y15 holds the bias.
+// SI walks the columns of src (32 bytes apart), DI the tiles of dst (128 bytes apart). Y15 holds the bias.
 TEXT ·winogradOut4AVX2(SB), $768-44
 	MOVQ dst+0(FP), DI
 	MOVQ row+8(FP), R9
@@ -1639,8 +1639,7 @@ tile:
 
 // func winogradOut5AVX2(dst *float32, row int, src *float32, stride int, tiles int, bias float32)
 //
-// SI walks the columns of src (32 bytes apart), DI the tiles of dst (160 bytes apart);
-// Y15 holds the bias.
+// SI walks the columns of src (32 bytes apart), DI the tiles of dst (160 bytes apart). Y15 holds the bias.
 TEXT ·winogradOut5AVX2(SB), $1120-44
 	MOVQ dst+0(FP), DI
 	MOVQ row+8(FP), R9
@@ -2092,30 +2091,7 @@ block:
 	VMOVUPS (R10)(R9*1), Y5
 	VMOVUPS (R10)(R9*2), Y6
 	VMOVUPS (R10)(R11*1), Y7
-	VUNPCKLPS Y1, Y0, Y8
-	VUNPCKHPS Y1, Y0, Y9
-	VUNPCKLPS Y3, Y2, Y10
-	VUNPCKHPS Y3, Y2, Y11
-	VUNPCKLPS Y5, Y4, Y12
-	VUNPCKHPS Y5, Y4, Y13
-	VUNPCKLPS Y7, Y6, Y0
-	VUNPCKHPS Y7, Y6, Y1
-	VSHUFPS $0x44, Y10, Y8, Y2
-	VSHUFPS $0xEE, Y10, Y8, Y3
-	VSHUFPS $0x44, Y11, Y9, Y4
-	VSHUFPS $0xEE, Y11, Y9, Y5
-	VSHUFPS $0x44, Y0, Y12, Y6
-	VSHUFPS $0xEE, Y0, Y12, Y7
-	VSHUFPS $0x44, Y1, Y13, Y8
-	VSHUFPS $0xEE, Y1, Y13, Y9
-	VPERM2F128 $0x20, Y6, Y2, Y10
-	VPERM2F128 $0x20, Y7, Y3, Y11
-	VPERM2F128 $0x20, Y8, Y4, Y12
-	VPERM2F128 $0x20, Y9, Y5, Y13
-	VPERM2F128 $0x31, Y6, Y2, Y0
-	VPERM2F128 $0x31, Y7, Y3, Y1
-	VPERM2F128 $0x31, Y8, Y4, Y14
-	VPERM2F128 $0x31, Y9, Y5, Y2
+	TRANSPOSE8X8
 	LEAQ (BX)(AX*4), DX
 	MOVLQSX 0(DX), R12
 	VMOVUPS Y10, (DI)(R12*4)
@@ -2178,30 +2154,7 @@ block:
 	VMOVUPS (SI)(R12*4), Y6
 	MOVLQSX 28(DX), R12
 	VMOVUPS (SI)(R12*4), Y7
-	VUNPCKLPS Y1, Y0, Y8
-	VUNPCKHPS Y1, Y0, Y9
-	VUNPCKLPS Y3, Y2, Y10
-	VUNPCKHPS Y3, Y2, Y11
-	VUNPCKLPS Y5, Y4, Y12
-	VUNPCKHPS Y5, Y4, Y13
-	VUNPCKLPS Y7, Y6, Y0
-	VUNPCKHPS Y7, Y6, Y1
-	VSHUFPS $0x44, Y10, Y8, Y2
-	VSHUFPS $0xEE, Y10, Y8, Y3
-	VSHUFPS $0x44, Y11, Y9, Y4
-	VSHUFPS $0xEE, Y11, Y9, Y5
-	VSHUFPS $0x44, Y0, Y12, Y6
-	VSHUFPS $0xEE, Y0, Y12, Y7
-	VSHUFPS $0x44, Y1, Y13, Y8
-	VSHUFPS $0xEE, Y1, Y13, Y9
-	VPERM2F128 $0x20, Y6, Y2, Y10
-	VPERM2F128 $0x20, Y7, Y3, Y11
-	VPERM2F128 $0x20, Y8, Y4, Y12
-	VPERM2F128 $0x20, Y9, Y5, Y13
-	VPERM2F128 $0x31, Y6, Y2, Y0
-	VPERM2F128 $0x31, Y7, Y3, Y1
-	VPERM2F128 $0x31, Y8, Y4, Y14
-	VPERM2F128 $0x31, Y9, Y5, Y2
+	TRANSPOSE8X8
 	LEAQ (DI)(AX*4), DX
 	LEAQ (DX)(R9*4), R10
 	VMOVUPS Y10, (DX)
