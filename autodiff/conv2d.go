@@ -20,11 +20,16 @@ import (
 // stride is below 1, the padding negative or the output empty.
 //
 // The forward pass unfolds a chunk of images into one column matrix (im2col)
-// and multiplies it by the filters with one kernel.Gemm. The backward pass
-// computes dW = dY*cols^T and dX = col2im(W^T*dY) the same way, and db as the
-// sum of dY over images and pixels. With createGraph the three gradients are
-// built from differentiable operators (the two adjoints of the convolution
-// and the bias sum), so Conv2d can be differentiated any number of times.
+// and multiplies it by the filters with one kernel.Gemm (from 256 output
+// pixels on, one image per Gemm, the images shared out over the threads). The
+// backward pass computes dW = dY*cols^T and dX = col2im(W^T*dY) the same way,
+// and db as the sum of dY over images and pixels. float32 convolutions with
+// 3x3 filters and stride 1 (at least 16 channels in and out, at most 64x64
+// outputs) run instead on a Winograd path, F(4x4, 3x3) or F(5x5, 3x3) as
+// SetConvAlgorithm selects, within the error bound package audit states. With
+// createGraph the three gradients are built from differentiable operators
+// (the two adjoints of the convolution and the bias sum), so Conv2d can be
+// differentiated any number of times.
 func Conv2d[T kernel.Float](x, w, b *Tensor[T], stride, padding int) *Tensor[T] {
 	const op = "Conv2d"
 	if len(x.shape) != 4 || len(w.shape) != 4 {
