@@ -3,9 +3,10 @@
 #include "textflag.h"
 
 // The register-only multiply-add loops of FMAPeak; their specification is
-// fmaLoopGo. Every round runs one VFMADD231PS on each of 10 (AVX2) or 12
-// (AVX-512) accumulators, independent chains that keep both FMA units busy
-// despite their latency; the loop touches no memory.
+// fmaLoopGo. Every round runs one VFMADD213PS (acc = acc*1 + 0.5) on each of
+// 10 (AVX2) or 12 (AVX-512F, with no other AVX-512 extension) accumulators,
+// independent chains that keep both FMA units busy despite their latency;
+// the loop touches no memory.
 
 DATA fmaConsts<>+0(SB)/4, $1.0
 DATA fmaConsts<>+4(SB)/4, $0.5
@@ -117,7 +118,7 @@ sum512:
 	VADDPS Z9, Z0, Z0
 	VADDPS Z10, Z0, Z0
 	VADDPS Z11, Z0, Z0
-	VEXTRACTF32X8 $1, Z0, Y1
+	VEXTRACTF64X4 $1, Z0, Y1
 	VADDPS Y1, Y0, Y0
 	VEXTRACTF128 $1, Y0, X1
 	VADDPS X1, X0, X0
