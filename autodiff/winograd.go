@@ -65,7 +65,7 @@ func (a ConvAlgorithm) String() string {
 	return fmt.Sprintf("ConvAlgorithm(%d)", int32(a))
 }
 
-// ParseConvAlgorithm returns the algorithm String names.
+// ParseConvAlgorithm returns the algorithm whose String is name.
 func ParseConvAlgorithm(name string) (ConvAlgorithm, error) {
 	for a, n := range convAlgorithmNames {
 		if n == name {
