@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
 )
@@ -19,11 +20,16 @@ import (
 // stride is below 1, the padding negative or the output empty.
 //
 // The forward pass unfolds a chunk of images into one column matrix (im2col)
-// and multiplies it by the filters with one kernel.Gemm. The backward pass
-// computes dW = dY*cols^T and dX = col2im(W^T*dY) the same way, and db as the
-// sum of dY over images and pixels. With createGraph the three gradients are
-// built from differentiable operators (the two adjoints of the convolution
-// and the bias sum), so Conv2d can be differentiated any number of times.
+// and multiplies it by the filters with one kernel.Gemm (from 256 output
+// pixels on, one image per Gemm, the images shared out over the threads). The
+// backward pass computes dW = dY*cols^T and dX = col2im(W^T*dY) the same way,
+// and db as the sum of dY over images and pixels. float32 convolutions with
+// 3x3 filters and stride 1 (at least 16 channels in and out, at most 64x64
+// outputs) run instead on a Winograd path, F(4x4, 3x3) or F(5x5, 3x3) as
+// SetConvAlgorithm selects, within the error bound package audit states. With
+// createGraph the three gradients are built from differentiable operators
+// (the two adjoints of the convolution and the bias sum), so Conv2d can be
+// differentiated any number of times.
 func Conv2d[T kernel.Float](x, w, b *Tensor[T], stride, padding int) *Tensor[T] {
 	const op = "Conv2d"
 	if len(x.shape) != 4 || len(w.shape) != 4 {
@@ -205,6 +211,20 @@ func convBiasSum[T kernel.Float](dy []T, n, f, pix int, db []T) {
 	})
 }
 
+// biasFromSums sets db[j] to the sum over images i, in order and in double,
+// of sums[i*f+j], the sums of the images' rows of the output gradient: what
+// convBiasSum computes, for callers that took those sums while the rows
+// were in cache.
+func biasFromSums[T kernel.Float](sums []T, n, f int, db []T) {
+	for j := range db[:f] {
+		var acc float64 // the images' partial sums, added in double
+		for i := 0; i < n; i++ {
+			acc += float64(sums[i*f+j])
+		}
+		db[j] = T(acc)
+	}
+}
+
 // convBiasBroadcast sets y[n, f, p] to b[f].
 func convBiasBroadcast[T kernel.Float](b []T, n, f, pix int, y []T) {
 	for i := 0; i < n; i++ {
@@ -229,8 +249,18 @@ func convBiasBroadcast[T kernel.Float](b []T, n, f, pix int, y []T) {
 // benchmarks can compare sizes; 0 means one image per Gemm.
 var convColsBudget = 1 << 20
 
+// convOwnGemmPixels is the output size from which every image gets a Gemm of
+// its own: with that many columns the product is wide enough alone, and the
+// Gemm writes the image's output (and reads its output gradient) in place,
+// where a chunk of images would be copied out of and into a shared matrix
+// (the first layer of the digits extractor, 900 pixels, runs faster so).
+const convOwnGemmPixels = 256
+
 // convChunk returns how many of n images to unfold per Gemm.
 func convChunk(g *convGeom, n int) int {
+	if g.outPixels >= convOwnGemmPixels {
+		return 1
+	}
 	return max(1, min(n, convColsBudget/(g.colRows*g.outPixels)))
 }
 
@@ -244,6 +274,10 @@ func convChunk(g *convGeom, n int) int {
 // as one more column of the filters, b, against one more row of the column
 // matrix, all ones, so that spreading the product is a plain copy.
 func convForward[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T) {
+	if tile := winoTile[T](g, n, f); tile != 0 {
+		winoForward(tile, g, n, f, as32(x), as32(w), as32(b), as32(y))
+		return
+	}
 	K, P := g.colRows, g.outPixels
 	chw := g.c * g.h * g.w
 	nb := convChunk(g, n)
@@ -256,11 +290,15 @@ func convForward[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T) {
 			wb[j*kb+K] = b[j]
 		}
 	}
-	cols := alloc[T](kb * nb * P)
-	var tmp []T
-	if nb > 1 {
-		tmp = alloc[T](f * nb * P)
+	if nb == 1 {
+		convForwardImages(g, n, f, x, wb, kb, y)
+		if b != nil {
+			release(wb)
+		}
+		return
 	}
+	cols := alloc[T](kb * nb * P)
+	tmp := alloc[T](f * nb * P)
 	for n0 := 0; n0 < n; n0 += nb {
 		m := min(nb, n-n0)
 		ld := m * P
@@ -276,10 +314,6 @@ func convForward[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T) {
 			}
 		}
 		yc := y[n0*f*P : (n0+m)*f*P]
-		if m == 1 {
-			kernel.Gemm(false, false, f, P, kb, 1, wb, kb, cols, P, 0, yc, P)
-			continue
-		}
 		kernel.Gemm(false, false, f, ld, kb, 1, wb, kb, cols, ld, 0, tmp, ld)
 		parallelRange(m, 1, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -290,11 +324,116 @@ func convForward[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T) {
 		})
 	}
 	release(cols)
-	if tmp != nil {
-		release(tmp)
-	}
+	release(tmp)
 	if b != nil {
 		release(wb)
+	}
+}
+
+// eachImage runs fn on the images [0, n) in order on the calling goroutine
+// with Threads() == 1, otherwise on up to Threads() goroutines, each taking
+// the next image not taken; part numbers each goroutine.
+func eachImage(n int, fn func(part int, next func() (int, bool))) {
+	var counter atomic.Int64
+	next := func() (int, bool) {
+		i := int(counter.Add(1) - 1)
+		return i, i < n
+	}
+	kernel.Parallel(min(kernel.Threads(), n), func(part int) { fn(part, next) })
+}
+
+// convForwardImages is convForward with one Gemm per image, the images
+// spread over the threads: wb is the filters (f x kb), with the bias as a
+// last column when kb is colRows+1.
+func convForwardImages[T kernel.Float](g *convGeom, n, f int, x, wb []T, kb int, y []T) {
+	K, P, chw := g.colRows, g.outPixels, g.c*g.h*g.w
+	eachImage(n, func(_ int, next func() (int, bool)) {
+		cols := alloc[T](kb * P)
+		for j := range cols[K*P:] {
+			cols[K*P+j] = 1 // the bias row, if any
+		}
+		for i, ok := next(); ok; i, ok = next() {
+			im2col(g, x[i*chw:(i+1)*chw], cols, P)
+			kernel.GemmSerial(false, false, f, P, kb, 1, wb, kb, cols, P, 0, y[i*f*P:(i+1)*f*P], P)
+		}
+		release(cols)
+	})
+}
+
+// convAccumulators is the number of partial sums of the filter gradient when
+// every image has a Gemm of its own: image i adds into partial sum i mod
+// convAccumulators, each partial sum takes its images in order, and they are
+// added in order at the end, so that the threads can share the images out
+// and the result has the same bits for every thread count.
+const convAccumulators = 2
+
+// convBackwardImages is convBackwardBias with one Gemm per image (per
+// product), the images spread over the threads: dx when not nil (needs w),
+// dw when not nil (needs x), db when not nil, its sums of each image's rows
+// taken while they are in cache and added as convBiasSum adds them.
+func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T) {
+	K, P, chw := g.colRows, g.outPixels, g.c*g.h*g.w
+	var sums []T
+	if db != nil {
+		sums = alloc[T](n * f)
+		defer func() {
+			biasFromSums(sums, n, f, db)
+			release(sums)
+		}()
+	}
+	image := func(i int, cols []T, acc []T, first bool) {
+		dyi := dy[i*f*P : (i+1)*f*P]
+		if sums != nil {
+			for j := 0; j < f; j++ {
+				sums[i*f+j] = kernel.Sum(dyi[j*P : (j+1)*P])
+			}
+		}
+		if acc != nil {
+			im2col(g, x[i*chw:(i+1)*chw], cols, P)
+			var beta T
+			if !first {
+				beta = 1
+			}
+			kernel.GemmSerial(false, true, f, K, P, 1, dyi, P, cols, P, beta, acc, K)
+		}
+		if dx != nil {
+			kernel.GemmSerial(true, false, K, P, f, 1, w, K, dyi, P, 0, cols, P)
+			d := dx[i*chw : (i+1)*chw]
+			clear(d)
+			col2im(g, cols, P, d)
+		}
+	}
+	if dw == nil {
+		eachImage(n, func(_ int, next func() (int, bool)) {
+			cols := alloc[T](K * P)
+			for i, ok := next(); ok; i, ok = next() {
+				image(i, cols, nil, false)
+			}
+			release(cols)
+		})
+		return
+	}
+	accs := min(convAccumulators, n)
+	acc := make([][]T, accs)
+	acc[0] = dw
+	for k := 1; k < accs; k++ {
+		acc[k] = alloc[T](len(dw))
+	}
+	workers := min(kernel.Threads(), accs)
+	kernel.Parallel(workers, func(part int) {
+		cols := alloc[T](K * P)
+		for i := 0; i < n; i++ {
+			if i%accs%workers == part {
+				image(i, cols, acc[i%accs], i < accs)
+			}
+		}
+		release(cols)
+	})
+	for k := 1; k < accs; k++ {
+		for j, v := range acc[k] {
+			dw[j] += v
+		}
+		release(acc[k])
 	}
 }
 
@@ -316,36 +455,50 @@ func convBackward[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw []T) {
 // row in cache, and the rows' sums are added per filter in image order as in
 // convBiasSum, so the result has the same bits.
 func convBackwardBias[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T) {
+	if tile := winoTile[T](g, n, f); tile != 0 {
+		if dx == nil && dw == nil {
+			if db != nil {
+				convBiasSum(dy, n, f, g.outPixels, db)
+			}
+			return
+		}
+		var sums []T
+		if db != nil {
+			sums = alloc[T](n * f)
+		}
+		winoBackward(tile, g, n, f, as32(x), as32(w), as32(dy), as32(dx), as32(dw), as32(sums))
+		if db != nil {
+			biasFromSums(sums, n, f, db)
+			release(sums)
+		}
+		return
+	}
 	if n == 0 && dw != nil {
 		clear(dw)
 	}
 	K, P := g.colRows, g.outPixels
 	nb := convChunk(g, n)
-	if n == 0 || dx == nil && dw == nil || nb == 1 {
+	if n == 0 || dx == nil && dw == nil {
 		if db != nil {
 			convBiasSum(dy, n, f, P, db)
 		}
-		if n == 0 || dx == nil && dw == nil {
-			return
-		}
+		return
+	}
+	if nb == 1 {
+		convBackwardImages(g, n, f, x, w, dy, dx, dw, db)
+		return
 	}
 	chw := g.c * g.h * g.w
 	cols := alloc[T](K * nb * P)
-	var dyc, sums []T
-	if nb > 1 {
-		dyc = alloc[T](f * nb * P)
-		if db != nil {
-			sums = alloc[T](n * f)
-		}
+	dyc := alloc[T](f * nb * P)
+	var sums []T
+	if db != nil {
+		sums = alloc[T](n * f)
 	}
 	for n0 := 0; n0 < n; n0 += nb {
 		m := min(nb, n-n0)
 		ld := m * P
 		dyn := dy[n0*f*P : (n0+m)*f*P]
-		if m == 1 && nb == 1 {
-			convBackwardChunk(g, f, 1, x, w, dyn, dx, dw, n0, n0 == 0, cols, chw)
-			continue
-		}
 		parallelRange(m, 1, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				for j := 0; j < f; j++ {
@@ -360,19 +513,11 @@ func convBackwardBias[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, d
 		convBackwardChunk(g, f, m, x, w, dyc[:f*ld], dx, dw, n0, n0 == 0, cols, chw)
 	}
 	if sums != nil {
-		for j := range db[:f] {
-			var acc float64 // the images' partial sums, added in double
-			for i := 0; i < n; i++ {
-				acc += float64(sums[i*f+j])
-			}
-			db[j] = T(acc)
-		}
+		biasFromSums(sums, n, f, db)
 		release(sums)
 	}
 	release(cols)
-	if dyc != nil {
-		release(dyc)
-	}
+	release(dyc)
 }
 
 // convBackwardChunk does the work of convBackward for the m images from n0 on,

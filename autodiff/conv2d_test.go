@@ -9,6 +9,7 @@ import (
 
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/autodiff/gradcheck"
+	"github.com/wadn-go/wadn/autodiff/kernel"
 )
 
 // convShape is one test geometry: n images of c x h x w, f filters of kh x kw.
@@ -432,6 +433,101 @@ func TestConvNetPenaltyRelease(t *testing.T) {
 	for i := range first {
 		if first[i] != second[i] || math.IsNaN(float64(first[i])) {
 			t.Fatalf("value %d: %v, then %v after Release", i, first[i], second[i])
+		}
+	}
+}
+
+// TestConv2dImagesThreads covers convolutions with one Gemm per image (at
+// least 256 output pixels), whose images the threads share out: against the
+// naive loops in float64, and with the same bits on 1, 2 and 3 threads in
+// float32 (the filter gradient is summed in a fixed number of partial sums).
+func TestConv2dImagesThreads(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	s := convShape{n: 7, c: 3, h: 19, w: 18, f: 5, kh: 3, kw: 3, stride: 1, pad: 0, bias: true}
+	x, w, b := convInputs(r, s)
+	want, oh, ow := naiveConv2d(s, x, w, b)
+	if oh*ow < 256 {
+		t.Fatalf("%d output pixels: not the per-image path", oh*ow)
+	}
+	seed := convRandData(r, len(want))
+	grads := func(tx, tw, tb *autodiff.Tensor[float64]) (dx, dw, db []float64) {
+		t.Helper()
+		y := autodiff.Conv2d(tx, tw, tb, 1, 0)
+		g, err := autodiff.Gradients([]*autodiff.Tensor[float64]{y}, []*autodiff.Tensor[float64]{autodiff.New(seed, y.Shape()...)},
+			[]*autodiff.Tensor[float64]{tx, tw, tb}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g[0].Data(), g[1].Data(), g[2].Data()
+	}
+	for _, threads := range []int{1, 2} {
+		prev := kernel.SetThreads(threads)
+		tx, tw, tb := convTensors[float64](s, x, w, b)
+		y := autodiff.Conv2d(tx, tw, tb, 1, 0)
+		for i, v := range y.Data() {
+			if math.Abs(v-want[i]) > 1e-12*(1+math.Abs(want[i])) {
+				t.Fatalf("threads %d: y[%d] = %v, want %v", threads, i, v, want[i])
+			}
+		}
+		// The gradients against the naive adjoints.
+		tx.SetRequiresGrad(true)
+		tw.SetRequiresGrad(true)
+		tb.SetRequiresGrad(true)
+		dx, dw, db := grads(tx, tw, tb)
+		ndx, ndw, ndb := make([]float64, len(x)), make([]float64, len(w)), make([]float64, s.f)
+		for n := 0; n < s.n; n++ {
+			for f := 0; f < s.f; f++ {
+				for oy := 0; oy < oh; oy++ {
+					for ox := 0; ox < ow; ox++ {
+						g := seed[((n*s.f+f)*oh+oy)*ow+ox]
+						ndb[f] += g
+						for c := 0; c < s.c; c++ {
+							for i := 0; i < 3; i++ {
+								for j := 0; j < 3; j++ {
+									xi := ((n*s.c+c)*s.h+oy+i)*s.w + ox + j
+									wi := ((f*s.c+c)*3+i)*3 + j
+									ndx[xi] += g * w[wi]
+									ndw[wi] += g * x[xi]
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		for i := range ndx {
+			if math.Abs(dx[i]-ndx[i]) > 1e-11*(1+math.Abs(ndx[i])) {
+				t.Fatalf("threads %d: dx[%d] = %v, want %v", threads, i, dx[i], ndx[i])
+			}
+		}
+		for i := range ndw {
+			if math.Abs(dw[i]-ndw[i]) > 1e-10*(1+math.Abs(ndw[i])) {
+				t.Fatalf("threads %d: dw[%d] = %v, want %v", threads, i, dw[i], ndw[i])
+			}
+		}
+		for i := range ndb {
+			if math.Abs(db[i]-ndb[i]) > 1e-11*(1+math.Abs(ndb[i])) {
+				t.Fatalf("threads %d: db[%d] = %v, want %v", threads, i, db[i], ndb[i])
+			}
+		}
+		kernel.SetThreads(prev)
+	}
+	// float32: the same bits whatever the thread count.
+	var first [3][]float32
+	for _, threads := range []int{1, 2, 3} {
+		prev := kernel.SetThreads(threads)
+		y, dx, dw := f32conv(t, autodiff.ConvDirect, s, x, w, b, seed)
+		kernel.SetThreads(prev)
+		for k, got := range [][]float32{y, dx, dw} {
+			if threads == 1 {
+				first[k] = append([]float32(nil), got...)
+				continue
+			}
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(first[k][i]) {
+					t.Fatalf("threads %d: output %d [%d] = %v, %v on one thread", threads, k, i, got[i], first[k][i])
+				}
+			}
 		}
 	}
 }

@@ -39,6 +39,16 @@ func poolOutSize(n, k, stride int, ceilMode bool) (out int, ok bool) {
 func maxPoolForward[T kernel.Float](x []T, planes, h, w, k, stride, oh, ow int, y []T, idx []int32) {
 	hw, ohw := h*w, oh*ow
 	asm := useMaxPoolAsm() && unsafe.Sizeof(T(0)) == 4
+	if asm && k == 2 && stride == 2 && poolCovers(h, w, oh, ow) && planes > 0 {
+		// Whole planes in assembly; a plane holding a NaN in Go.
+		for pl := 0; pl < planes; pl++ {
+			pl += maxPool2x2PlanesAVX2(f32p(x[pl*hw:]), f32p(y[pl*ohw:]), &idx[pl*ohw], planes-pl, h, w, oh, ow)
+			if pl < planes {
+				maxPool2x2Plane(x[pl*hw:(pl+1)*hw], h, w, oh, ow, y[pl*ohw:(pl+1)*ohw], idx[pl*ohw:(pl+1)*ohw], false)
+			}
+		}
+		return
+	}
 	for pl := 0; pl < planes; pl++ {
 		src := x[pl*hw : (pl+1)*hw]
 		dst := y[pl*ohw : (pl+1)*ohw]
@@ -59,6 +69,35 @@ func maxPoolForward[T kernel.Float](x []T, planes, h, w, k, stride, oh, ow int, 
 			}
 		}
 	}
+}
+
+// poolCovers reports whether oh x ow windows of 2 x 2 moved by 2 cover an
+// h x w plane exactly: every value lies in one window (ceil mode, or even
+// sizes).
+func poolCovers(h, w, oh, ow int) bool {
+	return 2*oh >= h && 2*oh-1 <= h && 2*ow >= w && 2*ow-1 <= w
+}
+
+// f32p points at s[0] as a *float32; s holds 32-bit values.
+func f32p[T kernel.Float](s []T) *float32 { return (*float32)(unsafe.Pointer(unsafe.SliceData(s))) }
+
+// maxPool2x2PlanesGo is the definition of maxPool2x2PlanesAVX2: for planes
+// planes of h x w values that oh x ow windows of 2 x 2 moved by 2 cover
+// (poolCovers), it pools the planes in order as maxPoolForward does and
+// stops before the first plane that holds a NaN, returning the number of
+// planes pooled.
+func maxPool2x2PlanesGo[T kernel.Float](x []T, planes, h, w, oh, ow int, y []T, idx []int32) int {
+	hw, ohw := h*w, oh*ow
+	for pl := 0; pl < planes; pl++ {
+		src := x[pl*hw : (pl+1)*hw]
+		for _, v := range src {
+			if v != v {
+				return pl
+			}
+		}
+		maxPool2x2Plane(src, h, w, oh, ow, y[pl*ohw:(pl+1)*ohw], idx[pl*ohw:(pl+1)*ohw], false)
+	}
+	return planes
 }
 
 // maxPool2x2Plane is maxPoolForward for one plane with 2 x 2 windows moved

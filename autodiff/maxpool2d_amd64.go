@@ -26,6 +26,11 @@ func maxPool2x2AVX2(r0, r1, dst *float32, di *int32, groups, off, w int) int
 //go:noescape
 func maxPool2x2AVX4(r0, r1, dst *float32, di *int32, off, w int) int
 
+// maxPool2x2PlanesAVX2 is maxPool2x2PlanesGo for float32 planes.
+//
+//go:noescape
+func maxPool2x2PlanesAVX2(src, dst *float32, idx *int32, planes, h, w, oh, ow int) int
+
 // useMaxPoolAsm reports whether maxPool2x2Row may call maxPool2x2AVX2: the
 // CPU has AVX2 and package kernel is not restricted to Go.
 func useMaxPoolAsm() bool { return haveMaxPoolAVX2 && kernel.Impl() != "go" }

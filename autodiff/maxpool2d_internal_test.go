@@ -125,3 +125,47 @@ func checkReluGrad[T kernel.Float](t *testing.T, xs, gs []float64) {
 		}
 	}
 }
+
+// TestMaxPool2x2PlanesAsm compares the whole-plane assembly with its Go
+// twin on planes of every small size the windows cover, with ties, signed
+// zeros, infinities and planes holding a NaN, where the assembly must stop.
+func TestMaxPool2x2PlanesAsm(t *testing.T) {
+	if !useMaxPoolAsm() {
+		t.Skip("no AVX2 assembly in this build")
+	}
+	r := rand.New(rand.NewPCG(33, 34))
+	for h := 1; h <= 11; h++ {
+		for w := 1; w <= 40; w += 1 + w/9 {
+			oh, _ := poolOutSize(h, 2, 2, true)
+			ow, _ := poolOutSize(w, 2, 2, true)
+			const planes = 5
+			for _, nanPlane := range []int{-1, 0, 3} {
+				x := make([]float32, planes*h*w)
+				for i := range x {
+					x[i] = float32(poolTieValues[r.IntN(len(poolTieValues)-1)])
+				}
+				if nanPlane >= 0 {
+					x[nanPlane*h*w+r.IntN(h*w)] = float32(math.NaN())
+				}
+				name := fmt.Sprintf("%dx%d NaN in plane %d", h, w, nanPlane)
+				y, idx := make([]float32, planes*oh*ow+8), make([]int32, planes*oh*ow+8)
+				y2, idx2 := make([]float32, len(y)), make([]int32, len(idx))
+				got := maxPool2x2PlanesAVX2(&x[0], &y[0], &idx[0], planes, h, w, oh, ow)
+				want := maxPool2x2PlanesGo(x, planes, h, w, oh, ow, y2, idx2)
+				if got != want {
+					t.Fatalf("%s: %d planes done, twin %d", name, got, want)
+				}
+				for i := 0; i < want*oh*ow; i++ {
+					if math.Float32bits(y[i]) != math.Float32bits(y2[i]) || idx[i] != idx2[i] {
+						t.Fatalf("%s: output %d = %v at %d, twin %v at %d", name, i, y[i], idx[i], y2[i], idx2[i])
+					}
+				}
+				for i := planes * oh * ow; i < len(y); i++ {
+					if y[i] != 0 || idx[i] != 0 {
+						t.Fatalf("%s: wrote past the planes at %d", name, i)
+					}
+				}
+			}
+		}
+	}
+}

@@ -15,3 +15,8 @@ func maxPool2x2AVX2(r0, r1, dst *float32, di *int32, groups, off, w int) int {
 func maxPool2x2AVX4(r0, r1, dst *float32, di *int32, off, w int) int {
 	panic("autodiff: maxPool2x2AVX4 without assembly")
 }
+
+// maxPool2x2PlanesAVX2 is never called without assembly.
+func maxPool2x2PlanesAVX2(src, dst *float32, idx *int32, planes, h, w, oh, ow int) int {
+	panic("autodiff: maxPool2x2PlanesAVX2 without assembly")
+}

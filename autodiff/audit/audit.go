@@ -2,7 +2,8 @@
 // on: the gradients of every operator against finite differences, to first
 // and second order, in float64, and every float32 kernel of package
 // autodiff/kernel under each implementation the CPU can run (AVX-512, AVX2)
-// against the pure-Go one.
+// against the pure-Go one, and Conv2d's float32 paths (direct and Winograd)
+// against the exact convolution.
 //
 // The checks form a registry (Checks). Run executes a list of checks and
 // returns one Result per check with its largest error and a verdict; the
@@ -140,7 +141,11 @@ func Count(results []Result) (passed, failed, na int) {
 
 // Checks returns the full registry: the gradient checks of every operator
 // (OperatorChecks of Operators), the exact checks of Norm at a zero row,
-// and the kernel checks (KernelChecks).
+// the kernel checks (KernelChecks), the float32 convolution checks
+// (ConvChecks) and the float32 pooling checks (MaxPoolChecks).
 func Checks() []Check {
-	return append(append(OperatorChecks(Operators()), normChecks()...), KernelChecks()...)
+	out := append(OperatorChecks(Operators()), normChecks()...)
+	out = append(out, KernelChecks()...)
+	out = append(out, ConvChecks()...)
+	return append(out, MaxPoolChecks()...)
 }

@@ -282,6 +282,125 @@ func kernelSpecs() []kernelSpec {
 			}},
 		{"Gemm", tolGemm, "all transposes, strides, alpha, beta; error relative to sum |a||b| + |beta c|",
 			func(r *rand.Rand, impl string) (float64, string, error) { return gemmCompare[float32](r, impl, false) }},
+		{"GemmPacked", tolGemm, "PackA then GemmPacked against Gemm under go; error relative to sum |a||b| + |beta c|",
+			func(r *rand.Rand, impl string) (float64, string, error) {
+				return gemmCompareMode[float32](r, impl, false, true)
+			}},
+		{"WinogradIn", tolExact, "with NaN, Inf, subnormals; the same bits as go", winogradSpec(winoIn)},
+		{"WinogradInAdj", tolExact, "with NaN, Inf, subnormals; the same bits as go", winogradSpec(winoInAdj)},
+		{"WinogradOut", tolExact, "with NaN, Inf, subnormals; the same bits as go", winogradSpec(winoOut)},
+		{"WinogradOutAdj", tolExact, "with NaN, Inf, subnormals; the same bits as go", winogradSpec(winoOutAdj)},
+		{"Interleave8", tolExact, "full and partial lane sets; the same bits as go", interleaveSpec(false)},
+		{"Deinterleave8", tolExact, "full and partial lane sets; the same bits as go", interleaveSpec(true)},
+	}
+}
+
+// The Winograd transforms of package kernel.
+const (
+	winoIn = iota
+	winoInAdj
+	winoOut
+	winoOutAdj
+)
+
+// winogradSpec compares one Winograd transform under impl with "go" for
+// both tile sizes on several tile counts and strides, on inputs holding special values and an
+// output buffer of random values (the adjoint of the input transform adds
+// into it).
+func winogradSpec(which int) func(*rand.Rand, string) (float64, string, error) {
+	return func(r *rand.Rand, impl string) (float64, string, error) {
+		var w worst
+		L := kernel.Lanes
+		for _, lay := range []struct {
+			tile               kernel.WinogradTile
+			tiles, row, stride int
+		}{
+			{kernel.F4x4, 1, 6 * L, L}, {kernel.F4x4, 3, 14*L + 3, 3*L + 5}, {kernel.F4x4, 4, 18 * L, 64*L + 16},
+			{kernel.F5x5, 1, 7 * L, L}, {kernel.F5x5, 3, 17*L + 3, 3*L + 5}, {kernel.F5x5, 3, 17 * L, 128*L + 16},
+		} {
+			m, a := lay.tile.Outputs(), lay.tile.Size()
+			tileLen := (a-1)*lay.row + L*(m*(lay.tiles-1)+a)
+			posLen := (a*a-1)*lay.stride + L*lay.tiles
+			src := specials(r, normals(r, max(tileLen, posLen), 1))
+			base := normals(r, max(tileLen, posLen), 1)
+			apply := func(dst []float32) {
+				switch which {
+				case winoIn:
+					kernel.WinogradIn(lay.tile, dst, lay.stride, src, lay.row, lay.tiles)
+				case winoInAdj:
+					kernel.WinogradInAdj(lay.tile, dst, lay.row, src, lay.stride, lay.tiles)
+				case winoOut:
+					kernel.WinogradOut(lay.tile, dst, lay.row, src, lay.stride, lay.tiles, 0.375)
+				case winoOutAdj:
+					kernel.WinogradOutAdj(lay.tile, dst, lay.stride, src, lay.row, lay.tiles)
+				}
+			}
+			if err := compareUnder(&w, impl, base, apply, func(i int) string {
+				return fmt.Sprintf("%v, %d tiles, value %d", lay.tile, lay.tiles, i)
+			}); err != nil {
+				return 0, "", err
+			}
+		}
+		return w.result()
+	}
+}
+
+// compareUnder runs apply on a copy of base under impl and on another under
+// "go", and records in w each value's error relative to the "go" value.
+func compareUnder(w *worst, impl string, base []float32, apply func([]float32), where func(int) string) error {
+	got, want := slices.Clone(base), slices.Clone(base)
+	if err := under(impl, func() { apply(got) }); err != nil {
+		return err
+	}
+	if err := under("go", func() { apply(want) }); err != nil {
+		return err
+	}
+	for i := range got {
+		g, x := float64(got[i]), float64(want[i])
+		w.add(relErr(g, x, math.Max(math.Abs(x), 0x1p-126)), g, x, func() string { return where(i) })
+	}
+	return nil
+}
+
+// interleaveSpec compares Interleave8 (or Deinterleave8) under impl with
+// "go" on plane geometries of 1 to 900 pixels placed in padded buffers, for
+// 8 images and for fewer.
+func interleaveSpec(inverse bool) func(*rand.Rand, string) (float64, string, error) {
+	return func(r *rand.Rand, impl string) (float64, string, error) {
+		var w worst
+		L := kernel.Lanes
+		for _, g := range []struct{ h, w, pad int }{{1, 1, 0}, {3, 3, 1}, {7, 7, 0}, {15, 15, 1}, {30, 30, 0}} {
+			row := g.w + 2*g.pad + 1
+			var offs []int32
+			for y := 0; y < g.h; y++ {
+				for x := 0; x < g.w; x++ {
+					offs = append(offs, int32(((y+g.pad)*row+x+g.pad)*L))
+				}
+			}
+			n := len(offs)
+			stride := n + 5
+			for _, lanes := range []int{L, 3} {
+				planes := normals(r, L*stride, 1)
+				buf := normals(r, (g.h+2*g.pad)*row*L+L, 1)
+				apply := func(dst []float32) {
+					if inverse {
+						kernel.Deinterleave8(dst, stride, buf, offs, lanes)
+						return
+					}
+					kernel.Interleave8(dst, offs, planes, stride, lanes)
+				}
+				base := buf
+				if inverse {
+					base = planes
+				}
+				if err := compareUnder(&w, impl, base, apply, func(i int) string {
+					return fmt.Sprintf("%d pixels, %d lanes, value %d", n, lanes, i)
+				}); err != nil {
+					return 0, "", err
+				}
+			}
+		}
+		return w.result()
 	}
 }
 
@@ -298,6 +417,12 @@ func kernelMaxRef(a []float32) float32 {
 // coefficients under impl and compares it with "go" or, when withRef, with
 // GemmRef.
 func gemmCompare[T kernel.Float](r *rand.Rand, impl string, withRef bool) (float64, string, error) {
+	return gemmCompareMode[T](r, impl, withRef, false)
+}
+
+// gemmCompareMode is gemmCompare; with packed set, the product under impl
+// is computed by PackA and GemmPacked instead of Gemm.
+func gemmCompareMode[T kernel.Float](r *rand.Rand, impl string, withRef, packed bool) (float64, string, error) {
 	var w worst
 	shapes := [][3]int{{1, 1, 1}, {7, 13, 5}, {33, 47, 65}, {64, 96, 128}, {129, 65, 300}, {5, 200, 17}}
 	for _, s := range shapes {
@@ -330,6 +455,12 @@ func gemmCompare[T kernel.Float](r *rand.Rand, impl string, withRef bool) (float
 						kernel.GemmRef(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, want, ldc)
 					} else {
 						if err := under(impl, func() {
+							if packed {
+								var pa kernel.PackedA[T]
+								kernel.PackA(&pa, ta, m, k, alpha, a, lda)
+								kernel.GemmPacked(&pa, tb, n, b, ldb, beta, got, ldc)
+								return
+							}
 							kernel.Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, got, ldc)
 						}); err != nil {
 							return 0, "", err

@@ -96,6 +96,15 @@ func blocking64() blocking {
 	return blocking{mr: mrGo, nr: nrGo, mc: mcGo, kc: kcGo, nc: ncGo}
 }
 
+// MicroTile returns the rows and columns of the register tile of the
+// float32 micro-kernel of the current implementation: Gemm computes C in
+// mr x nr blocks, and a product whose dimensions are multiples of them
+// wastes none of the kernel's work.
+func MicroTile() (mr, nr int) {
+	bl := blockingFor[float32]()
+	return bl.mr, bl.nr
+}
+
 // minParallelFlops is the work below which Gemm stays on the calling
 // goroutine: starting and joining a goroutine costs a few microseconds, about
 // the time of 1 MFLOP. It is a variable so that tests can exercise the
@@ -173,13 +182,24 @@ func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 
 // gemmSerial computes the whole product on the calling goroutine.
 func gemmSerial[T Float](bl blocking, s *scratch[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	gemmBlocks(bl, s, nil, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// kBlock returns the depth of the k blocks of a product with inner
+// dimension k: k is split into equal blocks of at most bl.kc (rounded up to
+// 8 for the packing routines) rather than full blocks and a thin remainder,
+// as each block costs a pass over C.
+func kBlock(bl blocking, k int) int {
+	kblocks := (k + bl.kc - 1) / bl.kc
+	return min(bl.kc, ((k+kblocks-1)/kblocks+7)&^7)
+}
+
+// gemmBlocks is gemmSerial, with op(A) taken from pa instead of a when pa is
+// not nil.
+func gemmBlocks[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	mr, nr := bl.mr, bl.nr
 	tile := s.tile[:mr*nr]
-	// Split k into equal blocks of at most kc (rounded up to 8 for the
-	// packing routines) rather than full blocks and a thin remainder: each
-	// block costs a pass over C.
-	kblocks := (k + bl.kc - 1) / bl.kc
-	kc := min(bl.kc, ((k+kblocks-1)/kblocks+7)&^7)
+	kc := kBlock(bl, k)
 	for jc := 0; jc < n; {
 		// Take the rest of the columns if they exceed nc by at most a
 		// quarter, rather than leave a thin last block that repacks all of A
@@ -197,10 +217,16 @@ func gemmSerial[T Float](bl blocking, s *scratch[T], transA, transB bool, m, n, 
 			}
 			for ic := 0; ic < m; ic += bl.mc {
 				mb := min(bl.mc, m-ic)
-				packA(bl.asm != nil, transA, a, lda, ic, pc, mb, kb, mr, alpha, s.a)
+				sa := s.a
+				if pa != nil {
+					// The k block starting at pc, then rows from ic on.
+					sa = pa.data[pc*pa.mPad+ic*kb:]
+				} else {
+					packA(bl.asm != nil, transA, a, lda, ic, pc, mb, kb, mr, alpha, s.a)
+				}
 				for ir := 0; ir < mb; ir += mr {
 					rows := min(mr, mb-ir)
-					ap := s.a[ir*kb : (ir+mr)*kb]
+					ap := sa[ir*kb : (ir+mr)*kb]
 					for jr := 0; jr < nb; jr += nr {
 						cols := min(nr, nb-jr)
 						bp := s.b[jr*kb : (jr+nr)*kb]
@@ -229,6 +255,75 @@ func gemmSerial[T Float](bl blocking, s *scratch[T], transA, transB bool, m, n, 
 	}
 }
 
+// PackedA is the left operand op(A) of matrix products, packed once into
+// the panels of the micro-kernel of the implementation in use at the time,
+// so that GemmPacked can multiply it by many right operands without packing
+// it again. The zero value is empty; PackA fills it and reuses its storage.
+type PackedA[T Float] struct {
+	m, k int
+	mPad int   // m rounded up to the micro-kernel's rows
+	impl int32 // the implementation packed for
+	data []T   // k blocks of mPad rows, as packA lays out each block
+}
+
+// PackA packs alpha*op(A), m x k, into p: op(A) is A (m x k, row stride
+// lda) or, when transA is set, the transpose of A stored k x m. It panics as
+// Gemm does on bad dimensions, strides or lengths.
+func PackA[T Float](p *PackedA[T], transA bool, m, k int, alpha T, a []T, lda int) {
+	checkGemm(transA, false, m, 1, k, len(a), lda, k, 1, max(m, 1), 1) // B and C: placeholders
+	bl := blockingFor[T]()
+	p.m, p.k, p.impl = m, k, current.Load()
+	p.mPad = (m + bl.mr - 1) / bl.mr * bl.mr
+	if n := p.mPad * k; cap(p.data) < n {
+		p.data = make([]T, n)
+	} else {
+		p.data = p.data[:n]
+	}
+	if m == 0 || k == 0 {
+		return
+	}
+	kc := kBlock(bl, k)
+	for pc := 0; pc < k; pc += kc {
+		kb := min(kc, k-pc)
+		// Rows in blocks of mc, as gemmBlocks reads them: each block's
+		// panels follow the previous block's.
+		for ic := 0; ic < m; ic += bl.mc {
+			mb := min(bl.mc, m-ic)
+			packA(bl.asm != nil, transA, a, lda, ic, pc, mb, kb, bl.mr, alpha, p.data[pc*p.mPad+ic*kb:])
+		}
+	}
+}
+
+// Rows and Cols return the dimensions of the packed op(A).
+func (p *PackedA[T]) Rows() int { return p.m }
+
+// Cols returns the number of columns of the packed op(A).
+func (p *PackedA[T]) Cols() int { return p.k }
+
+// GemmPacked computes C = op(A)*op(B) + beta*C on the calling goroutine for
+// op(A) packed by PackA (alpha included), op(B) k x n as in Gemm. For a
+// non-zero alpha it gives the bits of Gemm with the same arguments. It panics if op(A) was packed
+// under another implementation (SetImpl since), or as Gemm does on bad
+// dimensions, strides or lengths.
+func GemmPacked[T Float](p *PackedA[T], transB bool, n int, b []T, ldb int, beta T, c []T, ldc int) {
+	m, k := p.m, p.k
+	checkGemm(false, transB, m, n, k, m*k, max(1, k), len(b), ldb, len(c), ldc)
+	if p.impl != current.Load() {
+		panic(errPackedImpl)
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		scaleMatrix(m, n, beta, c, ldc)
+		return
+	}
+	bl := blockingFor[T]()
+	s := getScratch[T](bl)
+	gemmBlocks(bl, s, p, false, transB, m, n, k, 1, nil, 0, b, ldb, beta, c, ldc)
+	putScratch(s)
+}
+
 // ncMax is the widest column block gemmSerial packs for a nominal nc.
 func ncMax(nc int) int { return nc + nc/4 }
 
@@ -251,7 +346,8 @@ func micro[T Float](bl blocking, k int, a, b, c []T, ldc int, beta T) {
 // alpha, into mr-high panels: element (i, p) of the block goes to
 // dst[(i/mr)*mr*kb + p*mr + i%mr]. Rows past mb up to the next multiple of mr
 // are zero. With t8 set (float32 with assembly) full panels are packed by
-// assembly: transpose8 for untransposed A, packRows8 for transposed A.
+// assembly: transpose8 (8 rows) or packA6 (6 rows) for untransposed A,
+// packRows8 for transposed A.
 func packA[T Float](t8, trans bool, a []T, lda, i0, p0, mb, kb, mr int, alpha T, dst []T) {
 	ir0 := 0
 	if t8 && trans && mr%8 == 0 && mb >= mr {
@@ -292,6 +388,10 @@ func packA[T Float](t8, trans bool, a []T, lda, i0, p0, mb, kb, mr int, alpha T,
 		if t8 && mr == 8 && rows == 8 && kb >= 8 {
 			p = kb &^ 7
 			transpose8((*float32)(unsafe.Pointer(&panel[0])), 8, (*float32)(unsafe.Pointer(&a[base])), lda, p, float32(alpha))
+		}
+		if t8 && mr == 6 && rows == 6 && kb >= 8 {
+			p = kb &^ 7
+			packA6((*float32)(unsafe.Pointer(&panel[0])), (*float32)(unsafe.Pointer(&a[base])), lda, p, float32(alpha))
 		}
 		for ; p < kb; p++ {
 			d := panel[p*mr : p*mr+rows]

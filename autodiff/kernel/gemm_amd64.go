@@ -55,3 +55,12 @@ func packRows8AVX2(dst *float32, src *float32, ss int, kb int, panels int, w8 in
 func packRows8(dst *float32, src *float32, ss int, kb int, panels int, w8 int, scale float32) {
 	packRows8AVX2(dst, src, ss, kb, panels, w8, scale)
 }
+
+// packA6AVX2 is packA6Go for kb a multiple of 8.
+//
+//go:noescape
+func packA6AVX2(dst *float32, src *float32, lda int, kb int, scale float32)
+
+func packA6(dst *float32, src *float32, lda int, kb int, scale float32) {
+	packA6AVX2(dst, src, lda, kb, scale)
+}

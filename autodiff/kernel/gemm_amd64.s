@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "transpose_amd64.h"
 // Register-blocked float32 micro-kernels of Gemm. Their specification is the
 // pure-Go twin sgemmKernelGo in gemm_kernel.go: with A packed as k steps of mr
 // values and B as k steps of nr values, accumulate the mr x nr tile of A*B in
@@ -1173,30 +1174,7 @@ loop:
 	VMOVUPS (R10)(R9*1), Y5
 	VMOVUPS (R10)(R9*2), Y6
 	VMOVUPS (R10)(R11*1), Y7
-	VUNPCKLPS Y1, Y0, Y8
-	VUNPCKHPS Y1, Y0, Y9
-	VUNPCKLPS Y3, Y2, Y10
-	VUNPCKHPS Y3, Y2, Y11
-	VUNPCKLPS Y5, Y4, Y12
-	VUNPCKHPS Y5, Y4, Y13
-	VUNPCKLPS Y7, Y6, Y0
-	VUNPCKHPS Y7, Y6, Y1
-	VSHUFPS $0x44, Y10, Y8, Y2
-	VSHUFPS $0xEE, Y10, Y8, Y3
-	VSHUFPS $0x44, Y11, Y9, Y4
-	VSHUFPS $0xEE, Y11, Y9, Y5
-	VSHUFPS $0x44, Y0, Y12, Y6
-	VSHUFPS $0xEE, Y0, Y12, Y7
-	VSHUFPS $0x44, Y1, Y13, Y8
-	VSHUFPS $0xEE, Y1, Y13, Y9
-	VPERM2F128 $0x20, Y6, Y2, Y10
-	VPERM2F128 $0x20, Y7, Y3, Y11
-	VPERM2F128 $0x20, Y8, Y4, Y12
-	VPERM2F128 $0x20, Y9, Y5, Y13
-	VPERM2F128 $0x31, Y6, Y2, Y0
-	VPERM2F128 $0x31, Y7, Y3, Y1
-	VPERM2F128 $0x31, Y8, Y4, Y14
-	VPERM2F128 $0x31, Y9, Y5, Y2
+	TRANSPOSE8X8
 	VMULPS Y15, Y10, Y10
 	VMULPS Y15, Y11, Y11
 	VMULPS Y15, Y12, Y12
@@ -1273,5 +1251,61 @@ vec:
 	DECQ CX
 	JNZ row
 done:
+	VZEROUPPER
+	RET
+
+
+// func packA6AVX2(dst *float32, src *float32, lda int, kb int, scale float32)
+//
+// Six rows of A (stride lda) are read 8 values at a time and, with two zero
+// rows, transposed in registers as transpose8AVX2 does; the 8 resulting
+// columns of 6 values (plus 2 zeros) are scaled and stored 24 bytes apart,
+// each store's two extra values overwritten by the next one and the last
+// column stored as 4 + 2 values, so nothing past the 48 values of the
+// group is written.
+TEXT ·packA6AVX2(SB), NOSPLIT, $0-36
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lda+16(FP), R9
+	SHLQ $2, R9
+	MOVQ kb+24(FP), CX
+	VBROADCASTSS scale+32(FP), Y15
+	LEAQ (R9)(R9*2), R11
+	SHRQ $3, CX
+	JZ done6
+loop6:
+	LEAQ (SI)(R9*4), R10
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R9*1), Y1
+	VMOVUPS (SI)(R9*2), Y2
+	VMOVUPS (SI)(R11*1), Y3
+	VMOVUPS (R10), Y4
+	VMOVUPS (R10)(R9*1), Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TRANSPOSE8X8
+	VMULPS Y15, Y10, Y10
+	VMULPS Y15, Y11, Y11
+	VMULPS Y15, Y12, Y12
+	VMULPS Y15, Y13, Y13
+	VMULPS Y15, Y0, Y0
+	VMULPS Y15, Y1, Y1
+	VMULPS Y15, Y14, Y14
+	VMULPS Y15, Y2, Y2
+	VMOVUPS Y10, 0(DI)
+	VMOVUPS Y11, 24(DI)
+	VMOVUPS Y12, 48(DI)
+	VMOVUPS Y13, 72(DI)
+	VMOVUPS Y0, 96(DI)
+	VMOVUPS Y1, 120(DI)
+	VMOVUPS Y14, 144(DI)
+	VMOVUPS X2, 168(DI)
+	VEXTRACTF128 $1, Y2, X3
+	VMOVQ X3, 184(DI)
+	ADDQ $32, SI
+	ADDQ $192, DI
+	DECQ CX
+	JNZ loop6
+done6:
 	VZEROUPPER
 	RET

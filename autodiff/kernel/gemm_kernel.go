@@ -96,6 +96,20 @@ func transpose8Go(dst *float32, ds int, src *float32, ss int, kb int, scale floa
 	}
 }
 
+// packA6Go is the specification of packA6AVX2, which packs six rows of an
+// untransposed A into the panel of the AVX2 micro-kernel:
+//
+//	for p < kb { for r < 6 { dst[p*6+r] = scale * src[r*lda+p] } }
+func packA6Go(dst *float32, src *float32, lda int, kb int, scale float32) {
+	d := unsafe.Slice(dst, kb*6)
+	s := unsafe.Slice(src, 5*lda+kb)
+	for p := 0; p < kb; p++ {
+		for r := 0; r < 6; r++ {
+			d[p*6+r] = scale * s[r*lda+p]
+		}
+	}
+}
+
 // packRows8Go is the specification of packRows8AVX2, which packs blocks whose
 // rows are already in panel order (transposed A, untransposed B) into panels
 // of width w = 8*w8, reading each source row once from front to back:

@@ -21,3 +21,7 @@ func kernel6x8() asmKernel64  { return nil }
 func packRows8(dst *float32, src *float32, ss int, kb int, panels int, w8 int, scale float32) {
 	packRows8Go(dst, src, ss, kb, panels, w8, scale)
 }
+
+func packA6(dst *float32, src *float32, lda int, kb int, scale float32) {
+	packA6Go(dst, src, lda, kb, scale)
+}

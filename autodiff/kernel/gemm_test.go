@@ -445,6 +445,16 @@ func TestImplSelection(t *testing.T) {
 	}
 }
 
+// TestMicroTile checks the register tile reported for each implementation.
+func TestMicroTile(t *testing.T) {
+	want := map[string][2]int{"avx512": {8, 48}, "avx2": {6, 16}, "go": {2, 4}}
+	forEachImpl(t, func(t *testing.T) {
+		if mr, nr := MicroTile(); [2]int{mr, nr} != want[Impl()] {
+			t.Errorf("%s: MicroTile() = %d, %d, want %v", Impl(), mr, nr, want[Impl()])
+		}
+	})
+}
+
 func TestThreads(t *testing.T) {
 	orig := SetThreads(3)
 	defer SetThreads(orig)
@@ -474,6 +484,77 @@ func TestPackRows8(t *testing.T) {
 				t.Fatalf("%+v: dst[%d] = %v, want %v", tc, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestPackA6 compares the six-row packing with its Go twin; the values past
+// the panel must stay as they were.
+func TestPackA6(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, kb := range []int{8, 16, 24, 384} {
+		lda := kb + 5
+		src := randSlice32(rng, 6*lda)
+		got := randSlice32(rng, kb*6+16)
+		want := append([]float32(nil), got...)
+		packA6(&got[0], &src[0], lda, kb, -1.5)
+		packA6Go(&want[0], &src[0], lda, kb, -1.5)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("kb=%d: dst[%d] = %v, want %v", kb, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestGemmSerialAndPacked checks that GemmSerial, and a product with op(A)
+// packed once by PackA, have the bits of Gemm on 2 threads, for shapes with
+// several k blocks and row blocks, and that a packed operand is refused
+// under another implementation.
+func TestGemmSerialAndPacked(t *testing.T) {
+	cases := []gemmCase{
+		{m: 100, n: 130, k: 64, alpha: 1, beta: 0},
+		{m: 100, n: 500, k: 400, alpha: 1, beta: 0},
+		{transA: true, m: 97, n: 49, k: 390, padA: 3, alpha: 0.5, beta: 2},
+		{transB: true, m: 200, n: 17, k: 800, padC: 1, alpha: -1, beta: 1},
+		{m: 6, n: 16, k: 8, alpha: 1, beta: 0},
+		{m: 5, n: 3, k: 1, alpha: 2, beta: 0},
+	}
+	rng := rand.New(rand.NewPCG(5, 10))
+	var pa PackedA[float32]
+	forEachImpl(t, func(t *testing.T) {
+		for _, c := range cases {
+			p := newProblem[float32](c, rng)
+			want := append([]float32(nil), p.c0...)
+			withThreads(2, func() {
+				Gemm(c.transA, c.transB, c.m, c.n, c.k, float32(c.alpha), p.a, p.lda, p.b, p.ldb, float32(c.beta), want, p.ldc)
+			})
+			serial := append([]float32(nil), p.c0...)
+			GemmSerial(c.transA, c.transB, c.m, c.n, c.k, float32(c.alpha), p.a, p.lda, p.b, p.ldb, float32(c.beta), serial, p.ldc)
+			PackA(&pa, c.transA, c.m, c.k, float32(c.alpha), p.a, p.lda)
+			if pa.Rows() != c.m || pa.Cols() != c.k {
+				t.Fatalf("%+v: packed %d x %d", c, pa.Rows(), pa.Cols())
+			}
+			packed := append([]float32(nil), p.c0...)
+			GemmPacked(&pa, c.transB, c.n, p.b, p.ldb, float32(c.beta), packed, p.ldc)
+			for i := range want {
+				if math.Float32bits(serial[i]) != math.Float32bits(want[i]) || math.Float32bits(packed[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%+v: element %d is %v serial, %v packed, %v from Gemm", c, i, serial[i], packed[i], want[i])
+				}
+			}
+		}
+	})
+	if avail := Available(); len(avail) > 1 {
+		prev, _ := SetImpl(avail[0])
+		defer SetImpl(prev)
+		a := make([]float32, 12*12)
+		PackA(&pa, false, 12, 12, 1, a, 12)
+		SetImpl("go")
+		defer func() {
+			if r := recover(); r != errPackedImpl {
+				t.Errorf("GemmPacked after SetImpl: recovered %v, want %q", r, errPackedImpl)
+			}
+		}()
+		GemmPacked(&pa, false, 12, a, 12, 0, make([]float32, 144), 12)
 	}
 }
 

@@ -1,12 +1,17 @@
 // Package kernel holds the numeric kernels under package autodiff: matrix
-// multiply and element-wise loops over float32 and float64 slices.
+// multiply (Gemm, and GemmPacked for a left operand packed once by PackA),
+// element-wise loops over float32 and float64 slices, and the transforms of
+// the Winograd convolutions F(4x4, 3x3) and F(5x5, 3x3) with the 8-lane
+// interleaves that feed them (winograd.go). FMAPeak measures the
+// multiply-add rate the machine reaches, the limit the others are held to.
 //
 // Every kernel has a pure-Go reference implementation whose loop is written in
 // its doc comment. On amd64 (without the purego build tag) the kernels
 // dispatch at run time to AVX-512 or AVX2+FMA assembly, chosen from the CPU
-// features: Gemm for float32 and float64, the element-wise kernels for
-// float32. SetImpl forces one implementation ("go" included) so tests and the
-// numerics audit can compare them. Other platforms run Go only.
+// features: Gemm for float32 and float64, the element-wise kernels and the
+// Winograd kernels for float32 (in AVX2 under both). SetImpl forces one
+// implementation ("go" included) so tests and the numerics audit can compare
+// them. Other platforms run Go only.
 //
 // The kernels trust their callers: lengths and strides are checked up front
 // and a mismatch panics with a fixed message naming the argument, as in BLAS.
@@ -37,6 +42,7 @@ const (
 	errShortC      = "kernel: insufficient length of c"
 	errLenMismatch = "kernel: slice lengths differ"
 	errEmptyMax    = "kernel: Max of an empty slice"
+	errPackedImpl  = "kernel: PackedA packed under another implementation"
 )
 
 // Gemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices, where
@@ -54,15 +60,39 @@ const (
 // register-blocked micro-kernel (assembly for float32 on amd64), and the
 // columns (or rows) of C are split over Threads goroutines.
 func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if alpha == 0 || k == 0 {
-		scaleMatrix(m, n, beta, c, ldc)
+	if gemmTrivial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
 	gemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmTrivial validates the arguments of Gemm and does the products that
+// need no multiplication: nothing when C is empty, C = beta*C when alpha or
+// k is zero. It reports whether the product is done.
+func gemmTrivial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) bool {
+	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return true
+	}
+	if alpha == 0 || k == 0 {
+		scaleMatrix(m, n, beta, c, ldc)
+		return true
+	}
+	return false
+}
+
+// GemmSerial is Gemm computed on the calling goroutine alone, whatever
+// Threads says, for callers that split their work over goroutines
+// themselves (one product per goroutine, say). It gives the same bits as
+// Gemm: the threads of Gemm split C, never the sum over k.
+func GemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if gemmTrivial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		return
+	}
+	bl := blockingFor[T]()
+	s := getScratch[T](bl)
+	gemmSerial(bl, s, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	putScratch(s)
 }
 
 // checkGemm validates the arguments of Gemm and GemmRef.

@@ -11,16 +11,30 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/autodiff/kernel"
+	"github.com/wadn-go/wadn/nn"
+	"github.com/wadn-go/wadn/wadn/nets"
 )
 
 func init() {
 	register(&command{
-		name:    "bench",
-		summary: "time a numeric kernel (target: matmul, the float32 Gemm)",
-		usage:   "matmul [--m M] [--k K] [--n N] [--threads T] [--transa] [--transb] [--runs R] [--impl NAME] [--json]",
-		run:     runBench,
+		name: "bench",
+		summary: "time a numeric kernel: matmul (the float32 Gemm), digits (the Digits extractor's\n" +
+			"forward and backward beside the machine's FMA peak) or peak (that peak alone)",
+		usage: "matmul [--m M] [--k K] [--n N] [--transa] [--transb] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
+			"       wadn bench digits [--images N] [--conv ALGORITHM] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
+			"       wadn bench peak [--threads T] [--impl NAME] [--json]",
+		run: runBench,
 	})
+}
+
+// benchTargets are the targets of "wadn bench" and the flags each takes
+// beside --threads, --runs, --impl and --json.
+var benchTargets = map[string][]string{
+	"matmul": {"m", "k", "n", "transa", "transb"},
+	"digits": {"images", "conv"},
+	"peak":   nil,
 }
 
 // benchResult is the outcome of "wadn bench matmul", also its --json form.
@@ -43,13 +57,16 @@ type benchResult struct {
 func runBench(ctx context.Context, e *env, args []string) error {
 	c := commands["bench"]
 	fs := newFlagSet(c, e)
-	m := fs.Int("m", 1024, "rows of op(A) and C")
-	k := fs.Int("k", 1024, "columns of op(A), rows of op(B)")
-	n := fs.Int("n", 1024, "columns of op(B) and C")
-	threads := fs.Int("threads", 0, "goroutines for Gemm (0: GOMAXPROCS)")
-	transA := fs.Bool("transa", false, "store A transposed (k x m)")
-	transB := fs.Bool("transb", false, "store B transposed (n x k)")
-	runs := fs.Int("runs", 10, "timed runs after one warm-up run")
+	m := fs.Int("m", 1024, "matmul: rows of op(A) and C")
+	k := fs.Int("k", 1024, "matmul: columns of op(A), rows of op(B)")
+	n := fs.Int("n", 1024, "matmul: columns of op(B) and C")
+	transA := fs.Bool("transa", false, "matmul: store A transposed (k x m)")
+	transB := fs.Bool("transb", false, "matmul: store B transposed (n x k)")
+	images := fs.Int("images", 512, "digits: images of 3x32x32 per pass")
+	conv := fs.String("conv", autodiff.CurrentConvAlgorithm().String(),
+		"digits: convolution algorithm: winograd (the tile with fewer products per layer), winograd4x4, winograd5x5 or direct")
+	threads := fs.Int("threads", 0, "goroutines for the kernels (0: GOMAXPROCS)")
+	runs := fs.Int("runs", 10, "timed runs after one warm-up run (digits: 5 unless given)")
 	impl := fs.String("impl", "", "kernel implementation (default: the fastest; one of "+strings.Join(kernel.Available(), ", ")+")")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 
@@ -70,17 +87,42 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError(fs, "unexpected argument %q", fs.Arg(0))
 	}
+	own, known := benchTargets[target]
 	switch {
 	case target == "":
-		return usageError(fs, "missing target (matmul)")
-	case target != "matmul":
-		return usageError(fs, "unknown target %q (want matmul)", target)
+		return usageError(fs, "missing target (matmul, digits or peak)")
+	case !known:
+		return usageError(fs, "unknown target %q (want matmul, digits or peak)", target)
+	}
+	var misplaced []string
+	runsGiven := false
+	fs.Visit(func(f *flag.Flag) {
+		runsGiven = runsGiven || f.Name == "runs"
+		for _, others := range benchTargets {
+			if slices.Contains(others, f.Name) && !slices.Contains(own, f.Name) {
+				misplaced = append(misplaced, "--"+f.Name)
+			}
+		}
+	})
+	if len(misplaced) > 0 {
+		return usageError(fs, "%s: not a flag of target %s", strings.Join(misplaced, ", "), target)
+	}
+	if target == "digits" && !runsGiven {
+		*runs = 5
+	}
+	switch {
 	case *m < 1 || *k < 1 || *n < 1:
 		return usageError(fs, "--m, --k and --n must be at least 1 (got %d, %d, %d)", *m, *k, *n)
 	case *runs < 1:
 		return usageError(fs, "--runs must be at least 1 (got %d)", *runs)
 	case *threads < 0:
 		return usageError(fs, "--threads must not be negative (got %d)", *threads)
+	case *images < 1:
+		return usageError(fs, "--images must be at least 1 (got %d)", *images)
+	}
+	alg, err := autodiff.ParseConvAlgorithm(*conv)
+	if err != nil {
+		return usageError(fs, "--conv: %v", err)
 	}
 	if *impl != "" {
 		prev, err := kernel.SetImpl(*impl)
@@ -92,6 +134,33 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	prevThreads := kernel.SetThreads(*threads)
 	defer kernel.SetThreads(prevThreads)
 
+	switch target {
+	case "digits":
+		prevAlg := autodiff.SetConvAlgorithm(alg)
+		defer autodiff.SetConvAlgorithm(prevAlg)
+		res, err := benchDigits(ctx, *images, *runs)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(e.stdout).Encode(res)
+		}
+		fmt.Fprintf(e.stdout, "digits extractor forward+backward, %d images, float32, threads=%d impl=%s conv=%s runs=%d\n",
+			res.Images, res.Threads, res.Impl, res.Conv, res.Runs)
+		fmt.Fprintf(e.stdout, "time: median %.3f s (min %.3f, max %.3f); %.1f GFLOP/s (direct-convolution count: %.1f GFLOP per pass)\n",
+			res.Seconds, res.SecondsMin, res.SecondsMax, res.GFLOPS, res.GFLOP)
+		fmt.Fprintf(e.stdout, "FMA peak (register-only loop, measured before each run): median %.1f GFLOP/s; ratio %.2f (median over runs)\n",
+			res.PeakGFLOPS, res.PeakRatio)
+		return nil
+	case "peak":
+		res := benchPeak()
+		if *asJSON {
+			return json.NewEncoder(e.stdout).Encode(res)
+		}
+		fmt.Fprintf(e.stdout, "FMA peak (register-only float32 multiply-add loop) threads=%d impl=%s: %.1f GFLOP/s\n",
+			res.Threads, res.Impl, res.PeakGFLOPS)
+		return nil
+	}
 	res, err := benchMatmul(ctx, *m, *k, *n, *transA, *transB, *runs)
 	if err != nil {
 		return err
@@ -159,10 +228,7 @@ func benchMatmul(ctx context.Context, m, k, n int, transA, transB bool, runs int
 	}
 	slices.Sort(secs)
 	flops := 2 * float64(m) * float64(n) * float64(k)
-	median := secs[len(secs)/2]
-	if len(secs)%2 == 0 {
-		median = (secs[len(secs)/2-1] + secs[len(secs)/2]) / 2
-	}
+	median := medianOf(secs)
 	return benchResult{
 		Target: "matmul", M: m, K: k, N: n, TransA: transA, TransB: transB,
 		Threads: kernel.Threads(), Impl: kernel.Impl(), Runs: runs,
@@ -171,4 +237,122 @@ func benchMatmul(ctx context.Context, m, k, n int, transA, transB bool, runs int
 		GFLOPSMax: flops / secs[0] / 1e9,
 		Seconds:   median,
 	}, nil
+}
+
+// medianOf returns the median of v (the mean of the middle two for an even
+// count); v is sorted in place.
+func medianOf(v []float64) float64 {
+	slices.Sort(v)
+	if len(v)%2 == 0 {
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return v[len(v)/2]
+}
+
+// peakTime is how long the FMA peak is measured before each timed run.
+const peakTime = 250 * time.Millisecond
+
+// peakResult is the outcome of "wadn bench peak", also its --json form.
+type peakResult struct {
+	Target     string  `json:"target"`
+	Threads    int     `json:"threads"`
+	Impl       string  `json:"impl"`
+	PeakGFLOPS float64 `json:"peak_gflops"`
+}
+
+// benchPeak measures the FMA peak on the kernels' thread count, over four
+// times peakTime.
+func benchPeak() peakResult {
+	t := kernel.Threads()
+	return peakResult{Target: "peak", Threads: t, Impl: kernel.Impl(), PeakGFLOPS: kernel.FMAPeak(t, 4*peakTime)}
+}
+
+// digitsResult is the outcome of "wadn bench digits", also its --json form.
+// GFLOPS counts the direct convolution's multiply-adds (GFLOP per pass), so
+// that the Winograd path, which does fewer, shows as a higher rate.
+type digitsResult struct {
+	Target     string  `json:"target"`
+	Images     int     `json:"images"`
+	Threads    int     `json:"threads"`
+	Impl       string  `json:"impl"`
+	Conv       string  `json:"conv"`
+	Runs       int     `json:"runs"`
+	Seconds    float64 `json:"seconds"` // median over the runs
+	SecondsMin float64 `json:"seconds_min"`
+	SecondsMax float64 `json:"seconds_max"`
+	GFLOP      float64 `json:"gflop_per_pass"`
+	GFLOPS     float64 `json:"gflops"`      // GFLOP / median seconds
+	PeakGFLOPS float64 `json:"peak_gflops"` // median of the peaks measured before each run
+	PeakRatio  float64 `json:"peak_ratio"`  // median over runs of that run's GFLOP/s over its peak
+}
+
+// benchDigits times the forward and backward pass of the Digits extractor
+// (nets.NewDigitsExtractor) on images random 3x32x32 float32 images: one
+// warm-up pass, then runs passes, each preceded by a measurement of the FMA
+// peak on the same threads.
+func benchDigits(ctx context.Context, images, runs int) (digitsResult, error) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	net := nets.NewDigitsExtractor(rng)
+	x := make([]float32, images*3*32*32)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	input := autodiff.New(x, images, 3, 32, 32)
+	flops := digitsFlops(net, input)
+	pass := func() {
+		loss := autodiff.SumAll(net.Forward(input))
+		loss.Backward()
+		loss.Release()
+	}
+	pass()
+	t := kernel.Threads()
+	secs := make([]float64, runs)
+	peaks := make([]float64, runs)
+	ratios := make([]float64, runs)
+	for i := range secs {
+		if err := ctx.Err(); err != nil {
+			return digitsResult{}, err
+		}
+		peaks[i] = kernel.FMAPeak(t, peakTime)
+		start := time.Now()
+		pass()
+		secs[i] = time.Since(start).Seconds()
+		ratios[i] = flops / secs[i] / 1e9 / peaks[i]
+	}
+	median := medianOf(slices.Clone(secs))
+	return digitsResult{
+		Target: "digits", Images: images, Threads: t, Impl: kernel.Impl(),
+		Conv: autodiff.CurrentConvAlgorithm().String(), Runs: runs,
+		Seconds: median, SecondsMin: slices.Min(secs), SecondsMax: slices.Max(secs),
+		GFLOP: flops / 1e9, GFLOPS: flops / median / 1e9,
+		PeakGFLOPS: medianOf(peaks), PeakRatio: medianOf(ratios),
+	}, nil
+}
+
+// digitsFlops returns the multiply-adds (times two) of the direct
+// convolutions of one forward and backward pass of net on x: for every
+// Conv2d layer 2*N*F*C*KH*KW*OH*OW for the forward pass, as many for the
+// filter gradient, and as many for the input gradient except in the first
+// layer, whose input (the images) needs none. The shapes are those of a
+// forward pass, layer by layer.
+func digitsFlops(net *nn.Sequential[float32], x *autodiff.Tensor[float32]) float64 {
+	var flops float64
+	first := true
+	h := x
+	for _, l := range net.Layers {
+		out := l.Forward(h)
+		if c, ok := l.(*nn.Conv2d[float32]); ok {
+			in, o := h.Shape(), out.Shape()
+			per := 2 * float64(o[0]) * float64(o[1]) * float64(in[1]) * float64(c.Kernel*c.Kernel) * float64(o[2]*o[3])
+			passes := 3.0
+			if first {
+				passes = 2
+			}
+			flops += passes * per
+			first = false
+		}
+		h = out
+	}
+	h.Release()
+	return flops
 }

@@ -73,6 +73,10 @@ func TestBenchErrors(t *testing.T) {
 		{"help", []string{"bench", "-h"}, 0, "usage: wadn bench"},
 		{"no target", []string{"bench"}, 2, "missing target"},
 		{"unknown target", []string{"bench", "conv"}, 2, "unknown target"},
+		{"matmul flag on digits", []string{"bench", "digits", "--m", "3"}, 2, "--m: not a flag of target digits"},
+		{"digits flag on matmul", []string{"bench", "--images", "3", "matmul"}, 2, "--images: not a flag of target matmul"},
+		{"bad conv", []string{"bench", "digits", "--conv", "fft"}, 2, "unknown convolution algorithm"},
+		{"zero images", []string{"bench", "digits", "--images", "0"}, 2, "--images"},
 		{"bad flag", []string{"bench", "matmul", "--nope"}, 2, "flag provided but not defined"},
 		{"bad number", []string{"bench", "matmul", "--m", "x"}, 2, "invalid value"},
 		{"zero size", []string{"bench", "matmul", "--m", "0"}, 2, "at least 1"},
@@ -91,5 +95,61 @@ func TestBenchErrors(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", tc.message, errOut)
 			}
 		})
+	}
+}
+
+func TestBenchDigitsJSON(t *testing.T) {
+	for _, conv := range []string{"winograd", "winograd4x4", "winograd5x5", "direct"} {
+		code, out, errOut := runArgs(t, "", "bench", "digits", "--images", "9", "--runs", "2", "--threads", "1", "--conv", conv, "--json")
+		if code != 0 {
+			t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal([]byte(out), &raw); err != nil {
+			t.Fatalf("output is not one JSON object: %v\n%s", err, out)
+		}
+		for _, key := range []string{"seconds", "gflops", "threads", "impl", "conv", "peak_gflops", "peak_ratio", "gflop_per_pass", "images", "runs"} {
+			if _, ok := raw[key]; !ok {
+				t.Errorf("JSON lacks %q: %s", key, out)
+			}
+		}
+		var r digitsResult
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		// 9 images: 2*9*(64*3*900*2 + 128*64*169*3 + 256*128*25*3)*9 flops.
+		want := 2 * 9 * 9 * float64(64*3*900*2+128*64*169*3+256*128*25*3) / 1e9
+		if r.Images != 9 || r.Runs != 2 || r.Threads != 1 || r.Conv != conv || r.Impl == "" {
+			t.Errorf("got %+v", r)
+		}
+		if diff := r.GFLOP - want; diff > 1e-9 || diff < -1e-9 {
+			t.Errorf("GFLOP per pass %v, want %v", r.GFLOP, want)
+		}
+		if !(r.Seconds > 0) || r.SecondsMin > r.Seconds || r.Seconds > r.SecondsMax || !(r.PeakGFLOPS > 0) || !(r.PeakRatio > 0) {
+			t.Errorf("times or peak not positive and ordered: %+v", r)
+		}
+		if d := r.GFLOPS - r.GFLOP/r.Seconds; d > 1e-6*r.GFLOPS || d < -1e-6*r.GFLOPS {
+			t.Errorf("GFLOP/s %v, want GFLOP/seconds = %v", r.GFLOPS, r.GFLOP/r.Seconds)
+		}
+	}
+}
+
+func TestBenchDigitsAndPeakText(t *testing.T) {
+	code, out, errOut := runArgs(t, "", "bench", "digits", "--images", "8", "--runs", "1")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{"digits extractor forward+backward, 8 images", "GFLOP/s", "FMA peak", "ratio", "conv=winograd"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runArgs(t, "", "bench", "peak", "--threads", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	var r peakResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil || r.Threads != 1 || !(r.PeakGFLOPS > 0) || r.Target != "peak" {
+		t.Errorf("peak JSON %s: %+v, %v", out, r, err)
 	}
 }

@@ -1,0 +1,129 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// The register-only multiply-add loops of FMAPeak; their specification is
+// fmaLoopGo. Every round runs one VFMADD213PS (acc = acc*1 + 0.5) on each of
+// 10 (AVX2) or 12 (AVX-512F, with no other AVX-512 extension) accumulators,
+// independent chains that keep both FMA units busy despite their latency;
+// the loop touches no memory.
+
+DATA fmaConsts<>+0(SB)/4, $1.0
+DATA fmaConsts<>+4(SB)/4, $0.5
+DATA fmaConsts<>+8(SB)/4, $0.0
+DATA fmaConsts<>+12(SB)/4, $1.0
+DATA fmaConsts<>+16(SB)/4, $2.0
+DATA fmaConsts<>+20(SB)/4, $3.0
+DATA fmaConsts<>+24(SB)/4, $4.0
+DATA fmaConsts<>+28(SB)/4, $5.0
+DATA fmaConsts<>+32(SB)/4, $6.0
+DATA fmaConsts<>+36(SB)/4, $7.0
+DATA fmaConsts<>+40(SB)/4, $8.0
+DATA fmaConsts<>+44(SB)/4, $9.0
+DATA fmaConsts<>+48(SB)/4, $10.0
+DATA fmaConsts<>+52(SB)/4, $11.0
+GLOBL fmaConsts<>(SB), RODATA|NOPTR, $56
+
+// func fmaLoopAVX2(n int) float32
+TEXT ·fmaLoopAVX2(SB), NOSPLIT, $0-12
+	MOVQ n+0(FP), CX
+	VBROADCASTSS fmaConsts<>+0(SB), Y14
+	VBROADCASTSS fmaConsts<>+4(SB), Y15
+	VBROADCASTSS fmaConsts<>+8(SB), Y0
+	VBROADCASTSS fmaConsts<>+12(SB), Y1
+	VBROADCASTSS fmaConsts<>+16(SB), Y2
+	VBROADCASTSS fmaConsts<>+20(SB), Y3
+	VBROADCASTSS fmaConsts<>+24(SB), Y4
+	VBROADCASTSS fmaConsts<>+28(SB), Y5
+	VBROADCASTSS fmaConsts<>+32(SB), Y6
+	VBROADCASTSS fmaConsts<>+36(SB), Y7
+	VBROADCASTSS fmaConsts<>+40(SB), Y8
+	VBROADCASTSS fmaConsts<>+44(SB), Y9
+	TESTQ CX, CX
+	JZ sum2
+loop2:
+	VFMADD213PS Y15, Y14, Y0
+	VFMADD213PS Y15, Y14, Y1
+	VFMADD213PS Y15, Y14, Y2
+	VFMADD213PS Y15, Y14, Y3
+	VFMADD213PS Y15, Y14, Y4
+	VFMADD213PS Y15, Y14, Y5
+	VFMADD213PS Y15, Y14, Y6
+	VFMADD213PS Y15, Y14, Y7
+	VFMADD213PS Y15, Y14, Y8
+	VFMADD213PS Y15, Y14, Y9
+	DECQ CX
+	JNZ loop2
+sum2:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y2, Y0, Y0
+	VADDPS Y3, Y0, Y0
+	VADDPS Y4, Y0, Y0
+	VADDPS Y5, Y0, Y0
+	VADDPS Y6, Y0, Y0
+	VADDPS Y7, Y0, Y0
+	VADDPS Y8, Y0, Y0
+	VADDPS Y9, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+8(FP)
+	VZEROUPPER
+	RET
+
+// func fmaLoopAVX512(n int) float32
+TEXT ·fmaLoopAVX512(SB), NOSPLIT, $0-12
+	MOVQ n+0(FP), CX
+	VBROADCASTSS fmaConsts<>+0(SB), Z14
+	VBROADCASTSS fmaConsts<>+4(SB), Z15
+	VBROADCASTSS fmaConsts<>+8(SB), Z0
+	VBROADCASTSS fmaConsts<>+12(SB), Z1
+	VBROADCASTSS fmaConsts<>+16(SB), Z2
+	VBROADCASTSS fmaConsts<>+20(SB), Z3
+	VBROADCASTSS fmaConsts<>+24(SB), Z4
+	VBROADCASTSS fmaConsts<>+28(SB), Z5
+	VBROADCASTSS fmaConsts<>+32(SB), Z6
+	VBROADCASTSS fmaConsts<>+36(SB), Z7
+	VBROADCASTSS fmaConsts<>+40(SB), Z8
+	VBROADCASTSS fmaConsts<>+44(SB), Z9
+	VBROADCASTSS fmaConsts<>+48(SB), Z10
+	VBROADCASTSS fmaConsts<>+52(SB), Z11
+	TESTQ CX, CX
+	JZ sum512
+loop512:
+	VFMADD213PS Z15, Z14, Z0
+	VFMADD213PS Z15, Z14, Z1
+	VFMADD213PS Z15, Z14, Z2
+	VFMADD213PS Z15, Z14, Z3
+	VFMADD213PS Z15, Z14, Z4
+	VFMADD213PS Z15, Z14, Z5
+	VFMADD213PS Z15, Z14, Z6
+	VFMADD213PS Z15, Z14, Z7
+	VFMADD213PS Z15, Z14, Z8
+	VFMADD213PS Z15, Z14, Z9
+	VFMADD213PS Z15, Z14, Z10
+	VFMADD213PS Z15, Z14, Z11
+	DECQ CX
+	JNZ loop512
+sum512:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z0, Z0
+	VADDPS Z4, Z0, Z0
+	VADDPS Z5, Z0, Z0
+	VADDPS Z6, Z0, Z0
+	VADDPS Z7, Z0, Z0
+	VADDPS Z8, Z0, Z0
+	VADDPS Z9, Z0, Z0
+	VADDPS Z10, Z0, Z0
+	VADDPS Z11, Z0, Z0
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPS Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+8(FP)
+	VZEROUPPER
+	RET

@@ -1,0 +1,600 @@
+package autodiff
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/wadn-go/wadn/autodiff/kernel"
+)
+
+// The Winograd path of Conv2d: float32 convolutions with 3x3 filters and
+// stride 1 computed with F(4x4, 3x3) or F(5x5, 3x3) (see package kernel),
+// which need 36 multiplications for a 4x4 block of outputs (direct: 144) or
+// 49 for a 5x5 block (direct: 225).
+//
+// Images go through in chunks of 8-image blocks. For each block and input
+// channel, the 8 images' planes are interleaved into a zero-padded buffer
+// (8 lanes per pixel) and cut into a x a tiles m pixels apart (a = m+2);
+// each tile's input transform goes to column (block*tiles + tile)*8 + lane
+// of a*a matrices V[ξ] (channels x columns), one per position ξ of the
+// transformed tile. With the transformed filters U[ξ] (filters x channels)
+// the convolution is then a*a independent products M[ξ] = U[ξ] V[ξ], and
+// the output transform of each column of the M[ξ] gives an m x m block of
+// outputs. The backward pass runs the same way in reverse: dM[ξ] from the
+// output gradient by the adjoint output transform, dU[ξ] += dM[ξ] V[ξ]ᵀ
+// summed over the chunks for the filter gradient, dV[ξ] = U[ξ]ᵀ dM[ξ] and
+// the adjoint input transform for the input gradient.
+//
+// The threads take whole chunks, so that they meet only at the end of a
+// pass; the filter gradient is summed in a fixed number of partial sums
+// (winoAccumulators), never in an order that depends on the threads, so the
+// results have the same bits for every thread count. The error against the
+// exact convolution is bounded as package audit states and checks.
+
+// ConvAlgorithm selects how Conv2d computes the convolutions the Winograd
+// path can take: float32, 3x3 filters, stride 1, at least winoMinChannels
+// input channels and filters, images of at most 64x64 outputs. The others
+// always run direct.
+type ConvAlgorithm int32
+
+const (
+	// ConvWinograd, the default, takes for each convolution the Winograd
+	// tile that needs fewer multiplications for its output size, F(4x4,
+	// 3x3) on a tie: F(5x5, 3x3) for the 13x13 and 5x5 outputs of the
+	// digits extractor.
+	ConvWinograd ConvAlgorithm = iota
+	// ConvDirect computes every convolution with im2col and Gemm.
+	ConvDirect
+	// ConvWinograd4 always takes F(4x4, 3x3).
+	ConvWinograd4
+	// ConvWinograd5 always takes F(5x5, 3x3).
+	ConvWinograd5
+)
+
+var convAlgorithmNames = [...]string{
+	ConvWinograd: "winograd", ConvDirect: "direct", ConvWinograd4: "winograd4x4", ConvWinograd5: "winograd5x5",
+}
+
+// String returns "winograd", "direct", "winograd4x4" or "winograd5x5".
+func (a ConvAlgorithm) String() string {
+	if a >= 0 && int(a) < len(convAlgorithmNames) {
+		return convAlgorithmNames[a]
+	}
+	return fmt.Sprintf("ConvAlgorithm(%d)", int32(a))
+}
+
+// ParseConvAlgorithm returns the algorithm whose String is name.
+func ParseConvAlgorithm(name string) (ConvAlgorithm, error) {
+	for a, n := range convAlgorithmNames {
+		if n == name {
+			return ConvAlgorithm(a), nil
+		}
+	}
+	return 0, fmt.Errorf("autodiff: unknown convolution algorithm %q (want one of %v)", name, convAlgorithmNames)
+}
+
+var convAlgorithm atomic.Int32
+
+// SetConvAlgorithm selects the algorithm of Conv2d and returns the previous
+// one. It panics on a value that is not one of the constants. It must not be
+// called while a convolution runs.
+func SetConvAlgorithm(a ConvAlgorithm) (previous ConvAlgorithm) {
+	if a < 0 || int(a) >= len(convAlgorithmNames) {
+		panic(fmt.Sprintf("autodiff: SetConvAlgorithm(%v): unknown algorithm", a))
+	}
+	return ConvAlgorithm(convAlgorithm.Swap(int32(a)))
+}
+
+// CurrentConvAlgorithm returns the algorithm set by SetConvAlgorithm.
+func CurrentConvAlgorithm() ConvAlgorithm { return ConvAlgorithm(convAlgorithm.Load()) }
+
+// Limits of the Winograd path. Below winoMinChannels input channels or
+// filters the products are too thin for the transforms to pay; above
+// winoMaxOutput outputs per image side one block of 8 images would not fit
+// the caches.
+const (
+	winoMinChannels = 16
+	winoMaxOutput   = 64
+)
+
+// winoCols is the number of matrix columns (tiles times lanes) a chunk aims
+// at: with 64 to 256 channels the a*a matrices V and M of a chunk take a
+// few MiB, within the last-level cache, and every product is wide enough
+// for the micro-kernel. It is a variable so that tests can force several
+// chunks.
+var winoCols = 128
+
+// winoTile returns the Winograd tile Conv2d takes for g under the current
+// algorithm, or 0 for the direct path; n images of element type T, f
+// filters.
+func winoTile[T kernel.Float](g *convGeom, n, f int) kernel.WinogradTile {
+	alg := CurrentConvAlgorithm()
+	if unsafe.Sizeof(T(0)) != 4 || alg == ConvDirect || n == 0 {
+		return 0
+	}
+	if g.kh != 3 || g.kw != 3 || g.stride != 1 || g.c < winoMinChannels || f < winoMinChannels ||
+		g.oh > winoMaxOutput || g.ow > winoMaxOutput {
+		return 0
+	}
+	switch alg {
+	case ConvWinograd4:
+		return kernel.F4x4
+	case ConvWinograd5:
+		return kernel.F5x5
+	}
+	cost := func(t kernel.WinogradTile) int {
+		m, a := t.Outputs(), t.Size()
+		return ((g.oh + m - 1) / m) * ((g.ow + m - 1) / m) * a * a
+	}
+	if cost(kernel.F5x5) < cost(kernel.F4x4) {
+		return kernel.F5x5
+	}
+	return kernel.F4x4
+}
+
+// winoGeom is the layout of the Winograd path for one convolution.
+type winoGeom struct {
+	*convGeom
+	tile     kernel.WinogradTile
+	m, a     int     // output and input tile sides
+	pos      int     // a*a positions of a transformed tile
+	th, tw   int     // tiles per column and per row
+	tiles    int     // th*tw tiles per image
+	wp       int     // width of the padded input buffer, m*tw+2 (height m*th+2)
+	inLen    int     // values of the padded input buffer
+	opw      int     // width of the output buffer, m*tw (height m*th)
+	outLen   int     // values of the output buffer
+	inOffs   []int32 // input pixel (y, x) -> its lanes in the padded input buffer
+	outOffs  []int32 // output pixel (oy, ox) -> its lanes in the output buffer
+	blocks   int     // 8-image blocks per chunk
+	cols     int     // columns of a full chunk, blocks*tiles*8
+	inPlane  int     // h*w
+	outPlane int     // oh*ow
+}
+
+func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
+	L := kernel.Lanes
+	m, a := tile.Outputs(), tile.Size()
+	wg := &winoGeom{convGeom: g, tile: tile, m: m, a: a, pos: a * a, th: (g.oh + m - 1) / m, tw: (g.ow + m - 1) / m}
+	wg.tiles = wg.th * wg.tw
+	wg.wp = m*wg.tw + 2
+	wg.inLen = (m*wg.th + 2) * wg.wp * L
+	wg.opw = m * wg.tw
+	wg.outLen = m * wg.th * wg.opw * L
+	wg.inPlane, wg.outPlane = g.h*g.w, g.oh*g.ow
+	wg.inOffs = make([]int32, 0, wg.inPlane)
+	for y := 0; y < g.h; y++ {
+		for x := 0; x < g.w; x++ {
+			wg.inOffs = append(wg.inOffs, int32(((y+g.pad)*wg.wp+x+g.pad)*L))
+		}
+	}
+	wg.outOffs = make([]int32, 0, wg.outPlane)
+	for y := 0; y < g.oh; y++ {
+		for x := 0; x < g.ow; x++ {
+			wg.outOffs = append(wg.outOffs, int32((y*wg.opw+x)*L))
+		}
+	}
+	// The fewest blocks that give winoCols columns, rounded up to make the
+	// columns a multiple of the micro-kernel's width when that at most
+	// doubles them (AVX-512's 48 columns take 3 blocks of the digits
+	// layers).
+	perBlock := wg.tiles * L
+	wg.blocks = max(1, (winoCols+perBlock-1)/perBlock)
+	_, nr := kernel.MicroTile()
+	for b := wg.blocks; b <= 2*wg.blocks; b++ {
+		if b*perBlock%nr == 0 {
+			wg.blocks = b
+			break
+		}
+	}
+	wg.cols = wg.blocks * perBlock
+	return wg
+}
+
+// winoChunk is one chunk of images: images [n0, n0+imgs) in blocks blocks,
+// cols columns.
+type winoChunk struct{ n0, imgs, blocks, cols int }
+
+// chunks returns the chunks of n images.
+func (wg *winoGeom) chunks(n int) []winoChunk {
+	L := kernel.Lanes
+	var out []winoChunk
+	for n0 := 0; n0 < n; n0 += wg.blocks * L {
+		imgs := min(wg.blocks*L, n-n0)
+		blocks := (imgs + L - 1) / L
+		out = append(out, winoChunk{n0, imgs, blocks, blocks * wg.tiles * L})
+	}
+	return out
+}
+
+// lanes returns the number of images of block blk of the chunk.
+func (ch winoChunk) lanes(blk int) int { return min(kernel.Lanes, ch.imgs-blk*kernel.Lanes) }
+
+// xiStride is the distance between the 36 matrices of rows x cols values
+// of a chunk: one cache line more than their size, so that the 36 values a
+// transform reads or writes for one tile do not all fall into the same
+// cache set, as they would with the power-of-two sizes of the usual layers.
+func xiStride(rows, cols int) int { return rows*cols + 16 }
+
+// as32 views a slice of a 4-byte float type as []float32 (nil stays nil).
+func as32[T kernel.Float](x []T) []float32 {
+	if x == nil {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
+// Test hooks: the transforms the Winograd path calls and the G matrices of
+// its filter transforms. Tests swap them for wrong ones to see that the
+// error bound catches them.
+var (
+	winoIn     = kernel.WinogradIn
+	winoInAdj  = kernel.WinogradInAdj
+	winoOut    = kernel.WinogradOut
+	winoOutAdj = kernel.WinogradOutAdj
+	winoG      = map[kernel.WinogradTile][][]float64{kernel.F4x4: matrixG(kernel.F4x4), kernel.F5x5: matrixG(kernel.F5x5)}
+)
+
+func matrixG(t kernel.WinogradTile) [][]float64 {
+	_, g, _ := t.Matrices()
+	return g
+}
+
+// winoFilterBlock is the number of filters the filter transforms take at
+// once: the inner loops run over them, so that each of the a*a positions
+// is read or written as one run of 1 KiB, which the hardware prefetches,
+// rather than as a cache line in each of 49 places.
+const winoFilterBlock = 256
+
+// winoFilter sets u, a*a matrices of f x c, to the filter transform G w Gᵀ
+// of the f x c filters of w (f x c x 3 x 3): position ξ = a*p+q of filter
+// (i, j) at u[ξ*f*c + i*c + j]. The transform is computed in float64 and
+// rounded once.
+func winoFilter(t kernel.WinogradTile, u, w []float32, f, c int) {
+	G, a := winoG[t], t.Size()
+	fc := f * c
+	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
+	parallelRange(blocks, 8, func(lo, hi int) {
+		const B = winoFilterBlock
+		var g [9][B]float64
+		tmp := make([][3][B]float64, a)
+		for blk := lo; blk < hi; blk++ {
+			i0 := blk * B
+			nb := min(B, fc-i0)
+			for k := 0; k < nb; k++ {
+				for e := range 9 {
+					g[e][k] = float64(w[9*(i0+k)+e])
+				}
+			}
+			// tmp[p][j] = sum_i G[p][i] g[i][j]
+			for p := range a {
+				g0, g1, g2 := G[p][0], G[p][1], G[p][2]
+				for j := range 3 {
+					r0, r1, r2, d := &g[j], &g[3+j], &g[6+j], &tmp[p][j]
+					for k := 0; k < nb; k++ {
+						d[k] = g0*r0[k] + g1*r1[k] + g2*r2[k]
+					}
+				}
+			}
+			// U[p][q] = sum_j tmp[p][j] G[q][j]
+			for p := range a {
+				t0, t1, t2 := &tmp[p][0], &tmp[p][1], &tmp[p][2]
+				for q := range a {
+					h0, h1, h2 := G[q][0], G[q][1], G[q][2]
+					row := u[(a*p+q)*fc+i0 : (a*p+q)*fc+i0+nb]
+					for k := range row {
+						row[k] = float32(t0[k]*h0 + t1[k]*h1 + t2[k]*h2)
+					}
+				}
+			}
+		}
+	})
+}
+
+// winoPacked is a set of packed transformed filters, one per position ξ.
+type winoPacked []kernel.PackedA[float32]
+
+// winoPacks keeps packed filter sets for reuse, so that their storage is
+// not allocated afresh at every pass.
+var winoPacks struct {
+	sync.Mutex
+	free []winoPacked
+}
+
+// packFilters returns the pos matrices of m (each r x k, row-major), or with
+// trans set their transposes (k x r), packed for GemmPacked.
+func packFilters(m []float32, trans bool, pos, r, k int) winoPacked {
+	winoPacks.Lock()
+	var p winoPacked
+	for i := len(winoPacks.free) - 1; i >= 0; i-- {
+		if len(winoPacks.free[i]) == pos {
+			p = winoPacks.free[i]
+			winoPacks.free = append(winoPacks.free[:i], winoPacks.free[i+1:]...)
+			break
+		}
+	}
+	winoPacks.Unlock()
+	if p == nil {
+		p = make(winoPacked, pos)
+	}
+	parallelRange(pos, 1, func(lo, hi int) {
+		for xi := lo; xi < hi; xi++ {
+			if trans {
+				kernel.PackA(&p[xi], true, k, r, 1, m[xi*r*k:], k)
+			} else {
+				kernel.PackA(&p[xi], false, r, k, 1, m[xi*r*k:], k)
+			}
+		}
+	})
+	return p
+}
+
+// releasePacks returns p to the free list.
+func releasePacks(p winoPacked) {
+	winoPacks.Lock()
+	winoPacks.free = append(winoPacks.free, p)
+	winoPacks.Unlock()
+}
+
+// winoFilterAdj sets dw (f x c x 3 x 3) to the adjoint of the filter
+// transform, Gᵀ du G, of du, the sum in order of the partial sums dus, each
+// laid out as winoFilter's u; the sum and the transform are computed in
+// float64 and rounded once.
+func winoFilterAdj(t kernel.WinogradTile, dw []float32, dus [][]float32, fc int) {
+	G, a := winoG[t], t.Size()
+	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
+	parallelRange(blocks, 8, func(lo, hi int) {
+		const B = winoFilterBlock
+		tmp := make([][3][B]float64, a) // tmp[q][r] = sum_p G[p][r] du[p][q]
+		var x [B]float64
+		for blk := lo; blk < hi; blk++ {
+			i0 := blk * B
+			nb := min(B, fc-i0)
+			for q := range a {
+				d := &tmp[q]
+				clear(d[:])
+				for p := range a {
+					g0, g1, g2 := G[p][0], G[p][1], G[p][2]
+					off := (a*p+q)*fc + i0
+					clear(x[:nb])
+					for _, du := range dus {
+						for k, v := range du[off : off+nb] {
+							x[k] += float64(v)
+						}
+					}
+					for k := 0; k < nb; k++ {
+						d[0][k] += g0 * x[k]
+						d[1][k] += g1 * x[k]
+						d[2][k] += g2 * x[k]
+					}
+				}
+			}
+			for k := 0; k < nb; k++ {
+				out := dw[9*(i0+k) : 9*(i0+k)+9]
+				for r := range 3 {
+					for cc := range 3 {
+						var s float64
+						for q := range a {
+							s += tmp[q][r][k] * G[q][cc]
+						}
+						out[3*r+cc] = float32(s)
+					}
+				}
+			}
+		}
+	})
+}
+
+// transformIn interleaves channel c of block blk of the chunk into buf
+// (whose padding is zero) and writes its tiles' input transforms to columns
+// of v (a*a matrices of c x ch.cols).
+func (wg *winoGeom) transformIn(v, x, buf []float32, ch winoChunk, blk, c int) {
+	L, chw := kernel.Lanes, wg.c*wg.inPlane
+	img := ch.n0 + blk*L
+	kernel.Interleave8(buf, wg.inOffs, x[img*chw+c*wg.inPlane:], chw, ch.lanes(blk))
+	col := c*ch.cols + blk*wg.tiles*L
+	for ty := 0; ty < wg.th; ty++ {
+		winoIn(wg.tile, v[col+ty*wg.tw*L:], xiStride(wg.c, ch.cols), buf[wg.m*ty*wg.wp*L:], wg.wp*L, wg.tw)
+	}
+}
+
+// scratch returns a zeroed pooled buffer of n values for one part of a
+// parallel loop.
+func scratch(n int) []float32 { return allocZeroed[float32](n) }
+
+// winoAccumulators is the number of partial sums of the filter gradient:
+// chunk k of the batch adds into partial sum k mod winoAccumulators, each
+// partial sum takes its chunks in order, and the partial sums are added in
+// order at the end. The threads share the partial sums out, so the result
+// has the same bits for every thread count; a backward pass that needs the
+// filter gradient runs on at most this many threads, as many as the
+// project's machines have cores.
+const winoAccumulators = 2
+
+// winoWorker holds the buffers one thread uses for its chunks.
+type winoWorker struct {
+	v, m    []float32 // V (then dV), and M (or dM)
+	in, out []float32 // interleaved input and output planes of one block
+}
+
+func (wg *winoGeom) newWorker(f int) *winoWorker {
+	return &winoWorker{
+		v:   alloc[float32](wg.pos * xiStride(wg.c, wg.cols)),
+		m:   alloc[float32](wg.pos * xiStride(f, wg.cols)),
+		in:  scratch(wg.inLen),
+		out: scratch(wg.outLen),
+	}
+}
+
+func (ww *winoWorker) release() {
+	release(ww.v)
+	release(ww.m)
+	release(ww.in)
+	release(ww.out)
+}
+
+// winoForward is convForward on the Winograd path with the given tile: y (n
+// x f x oh x ow) is the convolution of x (n x c x h x w) with w (f x c x 3 x
+// 3) plus b (f values, or nil). The threads take whole chunks, the next
+// free one each.
+func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32) {
+	wg := newWinoGeom(g, tile)
+	C, pos := g.c, wg.pos
+	u := alloc[float32](pos * f * C)
+	winoFilter(tile, u, w, f, C)
+	pu := packFilters(u, false, pos, f, C)
+	release(u)
+	chunks := wg.chunks(n)
+	var next atomic.Int64
+	kernel.Parallel(min(kernel.Threads(), len(chunks)), func(int) {
+		ww := wg.newWorker(f)
+		for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
+			wg.forwardChunk(ww, pu, chunks[k], f, x, b, y)
+		}
+		ww.release()
+	})
+	releasePacks(pu)
+}
+
+// forwardChunk computes the output of one chunk.
+func (wg *winoGeom) forwardChunk(ww *winoWorker, pu winoPacked, ch winoChunk, f int, x, b, y []float32) {
+	C, L, T := wg.c, kernel.Lanes, ch.cols
+	vs, ms := xiStride(C, T), xiStride(f, T)
+	for it := 0; it < ch.blocks*C; it++ {
+		wg.transformIn(ww.v, x, ww.in, ch, it/C, it%C)
+	}
+	for xi := range wg.pos {
+		kernel.GemmPacked(&pu[xi], false, T, ww.v[xi*vs:], T, 0, ww.m[xi*ms:], T)
+	}
+	ofc := f * wg.outPlane
+	for it := 0; it < ch.blocks*f; it++ {
+		blk, fi := it/f, it%f
+		var bias float32
+		if b != nil {
+			bias = b[fi]
+		}
+		col := fi*T + blk*wg.tiles*L
+		for ty := 0; ty < wg.th; ty++ {
+			winoOut(wg.tile, ww.out[wg.m*ty*wg.opw*L:], wg.opw*L, ww.m[col+ty*wg.tw*L:], ms, wg.tw, bias)
+		}
+		img := ch.n0 + blk*L
+		kernel.Deinterleave8(y[img*ofc+fi*wg.outPlane:], ofc, ww.out, wg.outOffs, ch.lanes(blk))
+	}
+}
+
+// winoBackward is convBackward on the Winograd path with the given tile:
+// for the gradient dy (n x f x oh x ow) of the output it sets dx (n x c x h
+// x w, needs w) and dw (f x c x 3 x 3, needs x), each skipped when nil, and
+// when sums is not nil sums[i*f+j] to the sum of dy's row (i, j), as
+// kernel.Sum takes it. The threads take whole chunks: the next free one
+// each when only dx is wanted, otherwise those of their share of the
+// partial sums of dw.
+func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums []float32) {
+	wg := newWinoGeom(g, tile)
+	C, pos := g.c, wg.pos
+	var put winoPacked // the transposed transformed filters, packed
+	if dx != nil {
+		u := alloc[float32](pos * f * C)
+		winoFilter(tile, u, w, f, C)
+		put = packFilters(u, true, pos, f, C)
+		release(u)
+	}
+	chunks := wg.chunks(n)
+	var acc [][]float32 // the partial sums of the transformed dw
+	if dw != nil {
+		acc = make([][]float32, min(winoAccumulators, len(chunks)))
+		for k := range acc {
+			acc[k] = alloc[float32](pos * f * C)
+		}
+	}
+	workers := min(kernel.Threads(), len(chunks))
+	if dw != nil {
+		workers = min(workers, len(acc))
+	}
+	var next atomic.Int64
+	kernel.Parallel(workers, func(p int) {
+		ww := wg.newWorker(f)
+		if dw == nil {
+			for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
+				wg.backwardChunk(ww, put, nil, false, chunks[k], f, x, dy, dx, sums)
+			}
+		} else {
+			for k := range chunks {
+				if k%len(acc)%workers == p {
+					wg.backwardChunk(ww, put, acc[k%len(acc)], k < len(acc), chunks[k], f, x, dy, dx, sums)
+				}
+			}
+		}
+		ww.release()
+	})
+	if dw != nil {
+		winoFilterAdj(tile, dw, acc, f*C)
+		for _, a := range acc {
+			release(a)
+		}
+	}
+	if put != nil {
+		releasePacks(put)
+	}
+}
+
+// backwardChunk runs one chunk of winoBackward: the transformed output
+// gradient dM (and the row sums of dy when sums is not nil), then for each
+// position the filter-gradient product added into du (overwriting it when
+// first is set; skipped when du is nil) and the input-gradient product
+// (skipped when dx is nil), and the adjoint input transform.
+func (wg *winoGeom) backwardChunk(ww *winoWorker, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx, sums []float32) {
+	C, L, T := wg.c, kernel.Lanes, ch.cols
+	vs, ms := xiStride(C, T), xiStride(f, T)
+	ofc, chw := f*wg.outPlane, C*wg.inPlane
+	for it := 0; it < ch.blocks*f; it++ {
+		blk, fi := it/f, it%f
+		img := ch.n0 + blk*L
+		if sums != nil {
+			for l := 0; l < ch.lanes(blk); l++ {
+				o := (img+l)*ofc + fi*wg.outPlane
+				sums[(img+l)*f+fi] = kernel.Sum(dy[o : o+wg.outPlane])
+			}
+		}
+		kernel.Interleave8(ww.out, wg.outOffs, dy[img*ofc+fi*wg.outPlane:], ofc, ch.lanes(blk))
+		col := fi*T + blk*wg.tiles*L
+		for ty := 0; ty < wg.th; ty++ {
+			winoOutAdj(wg.tile, ww.m[col+ty*wg.tw*L:], ms, ww.out[wg.m*ty*wg.opw*L:], wg.opw*L, wg.tw)
+		}
+	}
+	if du != nil {
+		clear(ww.in) // the padding, after the last chunk's adjoint
+		for it := 0; it < ch.blocks*C; it++ {
+			wg.transformIn(ww.v, x, ww.in, ch, it/C, it%C)
+		}
+	}
+	var beta float32 = 1
+	if first {
+		beta = 0
+	}
+	for xi := range wg.pos {
+		// V's position xi is read by the filter-gradient product, then
+		// overwritten by dV.
+		if du != nil {
+			kernel.GemmSerial(false, true, f, C, T, 1, ww.m[xi*ms:], T, ww.v[xi*vs:], T, beta, du[xi*f*C:], C)
+		}
+		if dx != nil {
+			kernel.GemmPacked(&put[xi], false, T, ww.m[xi*ms:], T, 0, ww.v[xi*vs:], T)
+		}
+	}
+	if dx == nil {
+		return
+	}
+	for it := 0; it < ch.blocks*C; it++ {
+		blk, c := it/C, it%C
+		clear(ww.in)
+		col := c*T + blk*wg.tiles*L
+		for ty := 0; ty < wg.th; ty++ {
+			winoInAdj(wg.tile, ww.in[wg.m*ty*wg.wp*L:], wg.wp*L, ww.v[col+ty*wg.tw*L:], vs, wg.tw)
+		}
+		img := ch.n0 + blk*L
+		kernel.Deinterleave8(dx[img*chw+c*wg.inPlane:], chw, ww.in, wg.inOffs, ch.lanes(blk))
+	}
+}

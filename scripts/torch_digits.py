@@ -1,0 +1,216 @@
+#!/usr/bin/python3
+"""Time the Digits network in PyTorch, for comparison with wadn on one machine.
+
+Two measurements, each the median of --runs timed runs after --warmup
+untimed ones, with torch.set_num_threads(--threads):
+
+  extractor  forward and backward of the Digits extractor on 512 random
+             3x32x32 images: 3 x [Conv2d 3x3 (no padding), MaxPool2d 2x2
+             (ceil mode), ReLU], 64, 128 and 256 filters, flattened to 2304
+             features. Compare with `wadn bench digits --threads N`.
+  step       one WADN training step of the Digits network as package wadn
+             runs it: 3 source batches and 1 target batch of 128 images
+             through the extractor in one pass; the classifier FC [2304, 512]
+             ReLU [512, 100] ReLU [100, 10] with the alpha-weighted
+             cross-entropy of each source; per source a critic FC [2304, 256]
+             ReLU [256, 1] behind gradient reversal, with the WGAN-GP penalty
+             on interpolated features (double backward, norm
+             sqrt(sum g^2 + 1e-10)); the explicit term between the sources'
+             and the target's class centroids (moving averages); one backward
+             pass and one Adadelta update of every parameter. Compare with
+             `go test -run '^$' -bench DigitsStep -cpu N ./wadn/`.
+
+GFLOP/s counts the direct convolution's multiply-adds, as wadn does: per
+layer 2*N*F*C*9*OH*OW for the forward pass and the filter gradient, and for
+the input gradient of every layer but the first (64.1 GFLOP per pass of 512
+images).
+
+Run it with Debian's python3-torch (apt-get install python3-torch), e.g.
+
+  /usr/bin/python3 scripts/torch_digits.py --threads 1
+  /usr/bin/python3 scripts/torch_digits.py --threads 2 --only extractor
+
+It prints one JSON object per measurement.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except ImportError as e:
+    sys.exit(f"torch_digits.py: PyTorch is not installed ({e}); on Debian: apt-get install python3-torch")
+
+IMAGES = 512
+BATCH = 128
+SOURCES = 3
+CLASSES = 10
+
+
+def extractor():
+    layers, c = [], 3
+    for out in (64, 128, 256):
+        layers += [nn.Conv2d(c, out, 3), nn.MaxPool2d(2, 2, ceil_mode=True), nn.ReLU()]
+        c = out
+    layers.append(nn.Flatten())
+    return nn.Sequential(*layers)
+
+
+def mlp(sizes):
+    layers = []
+    for i in range(len(sizes) - 1):
+        layers.append(nn.Linear(sizes[i], sizes[i + 1]))
+        if i + 2 < len(sizes):
+            layers.append(nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+def conv_gflop(n):
+    """The direct convolutions' flops of one forward and backward pass."""
+    flops, side, chans = 0, 32, (3, 64, 128, 256)
+    for i in range(1, 4):
+        out = side - 2
+        passes = 2 if i == 1 else 3
+        flops += passes * 2 * n * chans[i] * chans[i - 1] * 9 * out * out
+        side = (out + 1) // 2
+    return flops / 1e9
+
+
+class GradReverse(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return -g
+
+
+def centroid(z, y, old, keep):
+    """keep*old + (1-keep)*(batch mean of class y) for the classes present."""
+    onehot = F.one_hot(y, old.shape[0]).to(z.dtype)
+    count = onehot.sum(0)
+    m = onehot.t() / count.clamp(min=1).unsqueeze(1) * (1 - keep)
+    a = torch.where(count > 0, torch.full_like(count, keep), torch.ones_like(count)).unsqueeze(1)
+    return old.detach() * a + m @ z
+
+
+class Step:
+    """One WADN Digits step, with the default hyperparameters of package wadn."""
+
+    def __init__(self):
+        self.ext = extractor()
+        self.cls = mlp([2304, 512, 100, CLASSES])
+        self.critics = nn.ModuleList(mlp([2304, 256, 1]) for _ in range(SOURCES))
+        self.opt = torch.optim.Adadelta(
+            list(self.ext.parameters()) + list(self.cls.parameters()) + list(self.critics.parameters()), lr=1.0)
+        self.xs = [torch.randn(BATCH, 3, 32, 32) for _ in range(SOURCES)]
+        self.ys = [torch.randint(0, CLASSES, (BATCH,)) for _ in range(SOURCES)]
+        self.xt = torch.randn(BATCH, 3, 32, 32)
+        self.alpha = torch.rand(SOURCES, CLASSES) + 0.5
+        self.lam = torch.full((SOURCES,), 1.0 / SOURCES)
+        self.tbar = torch.full((CLASSES,), 1.0 / CLASSES)
+        self.cent_s = [torch.zeros(CLASSES, 2304) for _ in range(SOURCES)]
+        self.cent_t = torch.zeros(CLASSES, 2304)
+        self.eps, self.c0, self.gp, self.keep = 0.5, 0.01, 10.0, 0.7
+
+    def __call__(self):
+        T, B = SOURCES, BATCH
+        z = self.ext(torch.cat(self.xs + [self.xt]))
+        logits = self.cls(z)
+        zr = GradReverse.apply(z)
+        yt = logits[T * B:].argmax(1).detach()
+        ct_target = centroid(z[T * B:], yt, self.cent_t, self.keep)
+        total = 0
+        new_cent = []
+        for t in range(T):
+            lo, y = t * B, self.ys[t]
+            w = self.alpha[t][y]
+            cls = (F.cross_entropy(logits[lo:lo + B], y, reduction="none") * w).mean()
+            ct = centroid(z[lo:lo + B], y, self.cent_s[t], self.keep)
+            new_cent.append(ct.detach())
+            expl = (((ct - ct_target) ** 2).sum(1) + 1e-10).sqrt().mul(self.tbar).sum()
+            critic = self.critics[t]
+            impl = (critic(zr[lo:lo + B]).squeeze(1) * w).mean() - critic(zr[T * B:]).mean()
+            xi = torch.rand(())
+            zi = (xi * z[lo:lo + B].detach() + (1 - xi) * z[T * B:].detach()).requires_grad_(True)
+            g, = torch.autograd.grad(critic(zi).sum(), zi, create_graph=True)
+            gp = (((g ** 2).sum(1) + 1e-10).sqrt() - 1).pow(2).mean()
+            adv = (1 - self.eps) * self.c0
+            term = cls + self.eps * self.c0 * expl - adv * impl + adv * self.gp * gp
+            total = total + self.lam[t] * term
+        self.opt.zero_grad()
+        total.backward()
+        self.opt.step()
+        self.cent_s = new_cent
+        self.cent_t = ct_target.detach()
+        return float(total)
+
+
+def time_runs(f, warmup, runs):
+    for _ in range(warmup):
+        f()
+    secs = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        f()
+        secs.append(time.perf_counter() - start)
+    return secs
+
+
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return {k: k in flags for k in ("avx2", "fma", "avx512f")}
+    except OSError:
+        pass
+    return {}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1)")
+    p.add_argument("--runs", type=int, default=5, help="timed runs (default 5)")
+    p.add_argument("--warmup", type=int, default=2, help="untimed runs first (default 2)")
+    p.add_argument("--only", choices=("extractor", "step"), help="run one measurement only")
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+    if a.threads < 1 or a.runs < 1 or a.warmup < 0:
+        p.error("--threads and --runs must be at least 1, --warmup at least 0")
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.threads)
+    common = {"framework": "pytorch", "version": torch.__version__, "threads": a.threads,
+              "mkldnn": torch.backends.mkldnn.is_available(), "cpu_flags": cpu_flags(), "runs": a.runs}
+
+    if a.only in (None, "extractor"):
+        ext = extractor()
+        x = torch.randn(IMAGES, 3, 32, 32)
+
+        def pass_():
+            ext.zero_grad(set_to_none=True)
+            ext(x).sum().backward()
+
+        secs = time_runs(pass_, a.warmup, a.runs)
+        med = statistics.median(secs)
+        gflop = conv_gflop(IMAGES)
+        print(json.dumps({"target": "digits", "images": IMAGES, **common, "seconds": med,
+                          "seconds_min": min(secs), "seconds_max": max(secs),
+                          "gflop_per_pass": gflop, "gflops": gflop / med}))
+    if a.only in (None, "step"):
+        step = Step()
+        secs = time_runs(step, a.warmup, a.runs)
+        print(json.dumps({"target": "digits_step", "batch": BATCH, "sources": SOURCES, **common,
+                          "seconds": statistics.median(secs), "seconds_min": min(secs),
+                          "seconds_max": max(secs)}))
+
+
+if __name__ == "__main__":
+    main()
