@@ -363,7 +363,10 @@ func (a *algo) EndEpoch(r *method.Run, epoch int, log *method.EpochLog) error {
 			c1 = 0
 		}
 		for t := range T {
-			W[t] = cfg.Eps*log.Explicit[t] + (1-cfg.Eps)*log.Implicit[t]
+			W[t] = cfg.Eps * log.Explicit[t]
+			if cfg.LambdaDistance == Both {
+				W[t] += (1 - cfg.Eps) * log.Implicit[t]
+			}
 			if cfg.C1 == C1Max {
 				c1 = math.Max(c1, log.Class[t])
 			}

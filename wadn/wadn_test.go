@@ -192,6 +192,9 @@ func TestEnumsReadBack(t *testing.T) {
 	for i := range len(centroidNames) {
 		check(Centroids(i), func(b []byte) (text, error) { var e Centroids; return e, e.UnmarshalText(b) })
 	}
+	for i := range len(distanceNames) {
+		check(Distance(i), func(b []byte) (text, error) { var e Distance; return e, e.UnmarshalText(b) })
+	}
 	for i := range len(estimatorNames) {
 		check(Estimator(i), func(b []byte) (text, error) { var e Estimator; return e, e.UnmarshalText(b) })
 	}
@@ -315,6 +318,28 @@ func TestAlignStart(t *testing.T) {
 	// until epoch 4, could change the run.
 	if r := run(0.5, 4, explicitFrom(1), func(c *config) { c.s.Eps = 0 }); !same(r, off) {
 		t.Errorf("Eps 0, critics after the last epoch: the run differs from C0 = 0")
+	}
+}
+
+// TestLambdaDistance checks that the critic's term enters the lambda
+// problem with LambdaDistance Both only: the two settings differ where the
+// critics weigh something (eps < 1) and agree where they weigh nothing.
+func TestLambdaDistance(t *testing.T) {
+	run := func(eps float64, d Distance) *method.Result {
+		t.Helper()
+		cfg := tinyConfig(data.UDA)
+		cfg.s.Eps, cfg.s.C0, cfg.s.LambdaDistance = eps, 0.5, d
+		res, err := train(fixture.Task(), cfg, method.Options{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if both, explicit := run(0.5, Both), run(0.5, ExplicitOnly); slices.Equal(both.Lambda, explicit.Lambda) {
+		t.Errorf("eps 0.5: lambda %v with the critics' term and without", both.Lambda)
+	}
+	if both, explicit := run(1, Both), run(1, ExplicitOnly); !same(both, explicit) {
+		t.Errorf("eps 1 (critics weigh nothing): lambda %v with Both, %v with ExplicitOnly", both.Lambda, explicit.Lambda)
 	}
 }
 

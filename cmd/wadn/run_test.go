@@ -189,8 +189,9 @@ func TestRunHelp(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"  c0 (number)", "default: amazon uda: 0.02; amazon limited, digits limited, office-home limited: 0.002; digits uda/partial",
-		"  lr (number)", "default: amazon uda/limited: 0.5; digits uda/limited/partial, office-home uda/limited/partial: 1",
+		"  c0 (number)", "default: amazon uda, digits uda/partial: 0.02; amazon limited, digits limited, office-home limited: 0.002; office-home uda/partial: 0.01",
+		"  lr (number)", "default: amazon uda/limited, digits uda/limited/partial: 0.5; office-home uda/limited/partial: 1",
+		"  lambda-distance (both|explicit)", "default: amazon uda/limited, digits limited, office-home uda/limited/partial: both; digits uda/partial: explicit",
 		"  c1 (number|max)", "  train-size (integer|all)", "  explicit-start (integer|align)",
 		"  split (pool|fixed)",
 		"--hidden-centroids: --centroids hidden",
