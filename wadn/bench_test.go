@@ -47,13 +47,17 @@ func benchImages(name string, n int, seed uint64) data.Subset {
 }
 
 // benchStep times WADN's training step with the defaults of ds on task.
-func benchStep(b *testing.B, task *data.Task, ds *dataset.Dataset, net nets.Network) {
+func benchStep(b *testing.B, task *data.Task, ds *dataset.Dataset, net nets.Network, batch int) {
 	s := Defaults(ds, data.UDA)
 	a, err := newAlgo(&s)
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := method.NewRun(a, task, data.UDA, net, method.DefaultTrain(ds), 1)
+	tr := method.DefaultTrain(ds)
+	if batch > 0 {
+		tr.Batch = batch
+	}
+	r, err := method.NewRun(a, task, data.UDA, net, tr, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,7 +85,7 @@ func amazonBenchTask() *data.Task {
 // each.
 func BenchmarkAmazonStep(b *testing.B) {
 	net := nets.DefaultAmazon()
-	benchStep(b, amazonBenchTask(), dataset.Amazon, &net)
+	benchStep(b, amazonBenchTask(), dataset.Amazon, &net, 0)
 }
 
 // BenchmarkAmazonStepPaperLayout times the same step with the layout of the
@@ -90,14 +94,24 @@ func BenchmarkAmazonStep(b *testing.B) {
 func BenchmarkAmazonStepPaperLayout(b *testing.B) {
 	net := nets.DefaultAmazon()
 	net.Depth = 1
-	benchStep(b, amazonBenchTask(), dataset.Amazon, &net)
+	benchStep(b, amazonBenchTask(), dataset.Amazon, &net, 0)
 }
 
 // BenchmarkDigitsStep times one WADN training step of the Digits network:
-// 3 sources and the target, 128 images each.
+// 3 sources and the target, 128 images each (the paper's batch, and that of
+// scripts/torch_digits.py).
 func BenchmarkDigitsStep(b *testing.B) {
-	task := &data.Task{Dataset: "digits", Target: "t", NumClasses: 10,
+	benchStep(b, digitsBenchTask(), dataset.Digits, nets.Digits{}, 128)
+}
+
+// BenchmarkDigitsStepDefault times the step at the default schedule's
+// batch of 20 images per domain.
+func BenchmarkDigitsStepDefault(b *testing.B) {
+	benchStep(b, digitsBenchTask(), dataset.Digits, nets.Digits{}, 0)
+}
+
+func digitsBenchTask() *data.Task {
+	return &data.Task{Dataset: "digits", Target: "t", NumClasses: 10,
 		Sources:     []data.Subset{benchImages("a", 256, 1), benchImages("b", 256, 2), benchImages("c", 256, 3)},
 		TargetTrain: benchImages("t", 256, 4), TargetTest: benchImages("t", 16, 5)}
-	benchStep(b, task, dataset.Digits, nets.Digits{})
 }

@@ -32,7 +32,7 @@ type Train struct {
 	Transductive bool `setting:"transductive" scenarios:"limited" help:"limited labels: every method also reads the target's test rows, labels unread, as its unlabelled target sample"`
 }
 
-// DefaultTrain returns the paper's schedule for ds, evaluating 500 samples
+// DefaultTrain returns the default schedule of ds, evaluating 500 samples
 // a batch.
 func DefaultTrain(ds *dataset.Dataset) Train {
 	s := ds.Schedule
