@@ -71,7 +71,7 @@ type Settings struct {
 	ClassNorm bool `setting:"class-norm" help:"divide each source's alpha-weighted cross-entropy by the batch's sum of weights (the authors' code) instead of the batch size"`
 
 	// LambdaDistance is the conditional distance W_t of the lambda problem.
-	LambdaDistance Distance `setting:"lambda-distance" help:"the distance W_t of the lambda problem: both (eps*explicit + (1-eps)*critic, the paper) or explicit (eps times the centroid term alone, as the authors' code)"`
+	LambdaDistance Distance `setting:"lambda-distance" record:"omitzero" help:"the distance W_t of the lambda problem: both (eps*explicit + (1-eps)*critic, the paper) or explicit (eps times the centroid term alone, as the authors' code)"`
 
 	// Alpha is how alpha is estimated without target labels.
 	Alpha Estimator `setting:"alpha" scenarios:"uda partial" help:"the estimate of alpha: batches (the epoch's training batches, as the authors' code), eval (an evaluation-mode pass over the training samples), held-out (each source's confusion on its held-out rows) or oracle (fixed at the true ratios: a diagnostic that reads the target labels)"`

@@ -9,6 +9,11 @@
 //
 // The name is kebab-case and unique among the structs of a run. The scenarios
 // tag lists the scenarios whose training reads the setting (all when absent).
+// A setting added after runs were recorded without it is tagged
+// `record:"omitzero"` when its zero value does what those runs did: Recorded
+// then leaves it out at its zero value, and Restore takes a missing one as
+// zero, so that the records, and the identities hashed from them, of the
+// earlier runs stay valid.
 // A field may be a bool, an int, a float64 (finite), a string, an []int, or
 // any type whose pointer implements encoding.TextUnmarshaler and whose value
 // implements encoding.TextMarshaler, such as the enumerations of the methods;
@@ -35,7 +40,10 @@ type Field struct {
 	Name      string
 	Help      string
 	Scenarios []string // the scenarios that read it; nil: every one
-	v         reflect.Value
+	// OmitZero is set by the tag record:"omitzero": Recorded leaves the
+	// setting out at its zero value, Restore zeroes it when it is missing.
+	OmitZero bool
+	v        reflect.Value
 }
 
 // Enum is implemented by enumerations that can list their values.
@@ -97,6 +105,13 @@ func appendFields(out []Field, v reflect.Value, seen map[string]bool) []Field {
 		f := Field{Name: name, Help: sf.Tag.Get("help"), v: v.Field(i)}
 		if sc := sf.Tag.Get("scenarios"); sc != "" {
 			f.Scenarios = strings.Fields(sc)
+		}
+		switch r := sf.Tag.Get("record"); r {
+		case "":
+		case "omitzero":
+			f.OmitZero = true
+		default:
+			panic(fmt.Sprintf("settings: %s.%s: record tag %q, want omitzero", v.Type(), sf.Name, r))
 		}
 		out = append(out, f)
 	}
@@ -307,6 +322,52 @@ func Map(fs []Field) map[string]any {
 		m[f.Name] = f.Value()
 	}
 	return m
+}
+
+// Recorded returns what a run records of fs: Map, without the OmitZero
+// fields at their zero value.
+func Recorded(fs []Field) map[string]any {
+	m := make(map[string]any, len(fs))
+	for _, f := range fs {
+		if !(f.OmitZero && f.v.IsZero()) {
+			m[f.Name] = f.Value()
+		}
+	}
+	return m
+}
+
+// Restore sets fs from a record written by Recorded: each recorded value by
+// name (SetJSON), and the OmitZero fields the record lacks to zero. Other
+// fields the record lacks keep their values. A name that is not among fs is
+// an error wrapping ErrUnknown.
+func Restore(fs []Field, rec map[string]any) error {
+	names := make([]string, 0, len(rec))
+	for name := range rec {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if _, err := Lookup(fs, name); err != nil {
+			return err
+		}
+	}
+	for _, f := range fs {
+		v, ok := rec[f.Name]
+		if !ok {
+			if f.OmitZero {
+				f.v.SetZero()
+			}
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Name, err)
+		}
+		if err := f.SetJSON(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Change is a setting whose value differs between two sets of settings.

@@ -212,7 +212,10 @@ func TestFieldsPanicsOnBadDeclarations(t *testing.T) {
 	type bad struct {
 		M map[string]int `setting:"m"`
 	}
-	for name, p := range map[string]any{"duplicate": &dup{}, "map": &bad{}, "not a pointer": method{}} {
+	type badRecord struct {
+		A int `setting:"a" record:"always"`
+	}
+	for name, p := range map[string]any{"duplicate": &dup{}, "map": &bad{}, "not a pointer": method{}, "record tag": &badRecord{}} {
 		func() {
 			defer func() {
 				if r := recover(); r == nil {
@@ -261,5 +264,48 @@ func TestEnumHelpers(t *testing.T) {
 	got := 1
 	if err := ParseEnum(names, []byte("Paper"), &got); err == nil || got != 1 || !strings.Contains(err.Error(), "paper, squared, code") {
 		t.Errorf(`ParseEnum("Paper") = %v, left %d`, err, got)
+	}
+}
+
+// later is a settings struct that gained a setting after runs were recorded.
+type later struct {
+	C0   float64 `setting:"c0"`
+	Form form    `setting:"form" record:"omitzero"`
+}
+
+func TestRecordedAndRestore(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		have    later
+		want    map[string]any
+		restore later // what a struct holding start restores from want
+	}{
+		{"zero left out", later{C0: 0.5, Form: paper}, map[string]any{"c0": 0.5}, later{C0: 0.5, Form: paper}},
+		{"non-zero kept", later{C0: 0.5, Form: squared}, map[string]any{"c0": 0.5, "form": "squared"}, later{C0: 0.5, Form: squared}},
+	} {
+		rec := Recorded(Fields(&tc.have))
+		if !cmp.Equal(rec, tc.want) {
+			t.Errorf("%s: recorded %v, want %v", tc.name, rec, tc.want)
+		}
+		// The struct restored into starts from other values (a data set's
+		// defaults): a recorded value and a missing omitzero one replace
+		// them.
+		got := later{C0: 9, Form: squared}
+		if err := Restore(Fields(&got), rec); err != nil || got != tc.restore {
+			t.Errorf("%s: restored %+v (%v), want %+v", tc.name, got, err, tc.restore)
+		}
+	}
+	// A missing setting without the tag keeps its value.
+	got := later{C0: 9, Form: squared}
+	if err := Restore(Fields(&got), map[string]any{"form": "paper"}); err != nil || got.C0 != 9 || got.Form != paper {
+		t.Errorf("restored %+v (%v), want c0 kept at 9 and form paper", got, err)
+	}
+	for _, rec := range []map[string]any{{"c1": 1.0}, {"form": "cubed"}, {"c0": "x"}} {
+		if err := Restore(Fields(&later{}), rec); err == nil {
+			t.Errorf("record %v restored", rec)
+		}
+	}
+	if err := Restore(Fields(&later{}), map[string]any{"c1": 1.0}); !errors.Is(err, ErrUnknown) {
+		t.Errorf("unknown name: %v, want ErrUnknown", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/lock"
+	"github.com/wadn-go/wadn/internal/settings"
 	"github.com/wadn-go/wadn/nn/checkpoint"
 	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
@@ -371,5 +372,41 @@ func TestSpecOfIdentity(t *testing.T) {
 	}
 	if _, err := NewSpec(dataset.Amazon, data.Partial, "wadn"); err == nil {
 		t.Error("amazon in the partial scenario accepted")
+	}
+}
+
+// TestIdentityOfLaterSettings checks that a setting added after runs were
+// recorded leaves their identities valid: lambda-distance at its zero value
+// (both, what every run did before it existed) is not recorded, and a record
+// without it reads back as both, not as a data set's other default.
+func TestIdentityOfLaterSettings(t *testing.T) {
+	for _, tc := range []struct {
+		ds       *dataset.Dataset
+		value    string // lambda-distance after the defaults
+		recorded bool
+	}{
+		{dataset.Amazon, "both", false},
+		{dataset.Digits, "explicit", true},
+		{dataset.Digits, "both", false},
+	} {
+		s, err := NewSpec(tc.ds, data.UDA, "wadn")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Set("lambda-distance", tc.value); err != nil {
+			t.Fatal(err)
+		}
+		id := &Identity{Dataset: tc.ds.Name, Target: s.Target, Scenario: "uda", Method: "wadn",
+			Settings: settings.Recorded(s.Fields())}
+		if _, ok := id.Settings["lambda-distance"]; ok != tc.recorded {
+			t.Errorf("%s, lambda-distance %s: recorded %v, want %v", tc.ds.Name, tc.value, ok, tc.recorded)
+		}
+		back, err := SpecOf(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := back.Values()["lambda-distance"]; got != tc.value {
+			t.Errorf("%s, lambda-distance %s: read back as %s", tc.ds.Name, tc.value, got)
+		}
 	}
 }

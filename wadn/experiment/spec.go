@@ -207,7 +207,7 @@ type Identity struct {
 	Scenario string            `json:"scenario"`
 	Method   string            `json:"method"`
 	Seed     uint64            `json:"seed"`
-	Settings map[string]any    `json:"settings"` // every setting the run reads
+	Settings map[string]any    `json:"settings"` // every setting the run reads (settings.Recorded)
 	Data     map[string]string `json:"data"`     // domain name -> checksum
 	// Unverified lists the checks of the data against the published data
 	// sets that were waived (data.LoadOptions.AllowUnverified); nil when
@@ -239,7 +239,7 @@ func (s *Spec) Identity(domains []data.Domain) (*Identity, error) {
 		return nil, err
 	}
 	id := &Identity{Dataset: s.Dataset.Name, Target: s.Target, Scenario: s.Scenario.String(), Method: s.Method.Name,
-		Seed: s.Seed, Settings: settings.Map(s.Fields()), Data: map[string]string{}}
+		Seed: s.Seed, Settings: settings.Recorded(s.Fields()), Data: map[string]string{}}
 	for _, d := range picked {
 		if d.Name != s.Target {
 			id.Sources = append(id.Sources, d.Name)
@@ -275,14 +275,11 @@ func SpecOf(id *Identity) (*Spec, error) {
 	if !slices.Equal(others, id.Sources) {
 		s.Sources = slices.Clone(id.Sources)
 	}
-	for name, v := range id.Settings {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
+	if err := settings.Restore(s.Fields(), id.Settings); err != nil {
+		if errors.Is(err, settings.ErrUnknown) {
+			return nil, fmt.Errorf("%w: %w", err, ErrNotASetting)
 		}
-		if err := s.SetJSON(name, b); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	return s, nil
 }
