@@ -20,7 +20,7 @@ func init() {
 func runReport(ctx context.Context, e *env, args []string) error {
 	c := commands["report"]
 	fs := newFlagSet(c, e)
-	asJSON := fs.Bool("json", false, "print the rows as JSON: per data set, scenario, method, target and settings label, the accuracy per seed, mean, std, n and the alpha error")
+	asJSON := fs.Bool("json", false, "print the rows as JSON: per data set, scenario, method, target and settings label, the accuracy per seed, mean, std, n and the final alpha's error, worst and per source")
 	plots := fs.String("plots", "", "also draw each row's accuracy, lambda and alpha over the epochs (mean and range over the seeds) as SVG files in `PLOTDIR`")
 	asCSV := fs.Bool("csv", false, "print the runs' epoch logs as one CSV table: a line per run and epoch, the run's identity then the epoch's fields")
 	if err := fs.Parse(args); err != nil {

@@ -48,10 +48,20 @@ type Row struct {
 	// final alpha on the source where it is largest: per source, the mean
 	// absolute difference from the true ratios over the classes and seeds.
 	AlphaError *float64 `json:"alpha_error,omitempty"`
+	// AlphaErrors is that error on every source, in the runs' order of
+	// sources, when the runs share it.
+	AlphaErrors []SourceError `json:"alpha_errors,omitempty"`
 	// Published is the paper's number for the cell, where it gives one.
 	Published *float64 `json:"published,omitempty"`
 	Dirs      []string `json:"dirs"` // the run directories, in the order of Seeds
 	runs      []*Run
+}
+
+// SourceError is the final alpha's error on one source: the mean absolute
+// difference from the true ratios over the classes and seeds.
+type SourceError struct {
+	Source string  `json:"source"`
+	Error  float64 `json:"error"`
 }
 
 // Runs returns the row's runs, in the order of Seeds.
@@ -208,8 +218,19 @@ func (row *Row) fill() {
 	row.N = len(row.runs)
 	row.Mean, row.Std = MeanStd(row.Accuracy)
 	if m, err := Methods.Lookup(row.Method, row.runs[0].Spec.Scenario); err == nil && m.EstimatesAlpha {
-		if e, ok := alphaError(row.runs); ok {
+		if per, ok := alphaErrors(row.runs); ok {
+			e := slices.Max(per)
 			row.AlphaError = &e
+			srcs := row.runs[0].Record.Identity.Sources
+			same := len(srcs) == len(per)
+			for _, r := range row.runs {
+				same = same && slices.Equal(r.Record.Identity.Sources, srcs)
+			}
+			for t := range per {
+				if same {
+					row.AlphaErrors = append(row.AlphaErrors, SourceError{Source: srcs[t], Error: per[t]})
+				}
+			}
 		}
 	}
 	if v, ok := Published[row.Scenario][row.Dataset][row.Method][row.Target]; ok {
@@ -217,22 +238,22 @@ func (row *Row) fill() {
 	}
 }
 
-// alphaError returns the final alpha's error on the worst source: per
-// source, the mean absolute difference from the true ratios over the
-// classes, averaged over the runs; ok is false when a run lacks them.
-func alphaError(runs []*Run) (float64, bool) {
+// alphaErrors returns the final alpha's error per source: the mean absolute
+// difference from the true ratios over the classes, averaged over the runs;
+// ok is false when a run lacks them.
+func alphaErrors(runs []*Run) ([]float64, bool) {
 	var per []float64
 	for _, r := range runs {
 		a, truth := r.Result.Alpha, r.Result.TrueAlpha
 		if len(a) == 0 || len(a) != len(truth) || (per != nil && len(a) != len(per)) {
-			return 0, false
+			return nil, false
 		}
 		if per == nil {
 			per = make([]float64, len(a))
 		}
 		for t := range a {
 			if len(a[t]) != len(truth[t]) || len(a[t]) == 0 {
-				return 0, false
+				return nil, false
 			}
 			var s float64
 			for k := range a[t] {
@@ -241,7 +262,10 @@ func alphaError(runs []*Run) (float64, bool) {
 			per[t] += s / float64(len(a[t]))
 		}
 	}
-	return slices.Max(per) / float64(len(runs)), true
+	for t := range per {
+		per[t] /= float64(len(runs))
+	}
+	return per, true
 }
 
 // MeanStd returns the mean and the sample standard deviation of v (0 for
@@ -303,6 +327,13 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		aerr := "-"
 		if r.AlphaError != nil {
 			aerr = fmt.Sprintf("%.3f", *r.AlphaError)
+			if len(r.AlphaErrors) > 0 {
+				per := make([]string, len(r.AlphaErrors))
+				for i, e := range r.AlphaErrors {
+					per[i] = fmt.Sprintf("%s %.3f", e.Source, e.Error)
+				}
+				aerr += " (" + strings.Join(per, ", ") + ")"
+			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.2f ± %.2f | %s | %s | %s |\n",
 			r.Scenario, r.Dataset, r.Name(), r.Target, r.N, r.Mean, r.Std, pub, diff, aerr)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/wadn/dataset"
@@ -80,7 +81,7 @@ func TestReportTable(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"| uda | amazon | wadn | kitchen | 2 | 83.00 ± 1.41 | 83.73 | -0.73 | 0.225 |",
+		"| uda | amazon | wadn | kitchen | 2 | 83.00 ± 1.41 | 83.73 | -0.73 | 0.225 (books 0.175, dvd 0.225, electronics 0.000) |",
 		"| uda | amazon | dann | kitchen | 2 | 75.00 ± 1.41 | 74.71 | +0.29 | - |",
 		"| target | wadn | dann |",
 		"| books | 73.00 ± 0.00 (73.72) | - |",
@@ -120,6 +121,10 @@ func TestReportTable(t *testing.T) {
 		case r.Method == "wadn" && r.Target == "kitchen":
 			if r.AlphaError == nil || *r.AlphaError != 0.225 {
 				t.Errorf("WADN's kitchen row: alpha error %v, want 0.225", r.AlphaError)
+			}
+			want := []SourceError{{"books", 0.175}, {"dvd", 0.225}, {"electronics", 0}}
+			if !cmp.Equal(r.AlphaErrors, want, cmpopts.EquateApprox(0, 1e-12)) {
+				t.Errorf("WADN's kitchen row: alpha errors %v, want %v", r.AlphaErrors, want)
 			}
 		case r.AlphaError != nil:
 			t.Errorf("%s's %s row has an alpha error, %v", r.Method, r.Target, *r.AlphaError)
