@@ -2,6 +2,8 @@ package kernel
 
 import (
 	"math"
+
+	"github.com/wadn-go/wadn/numerics"
 )
 
 // Element-wise kernels. Each doc comment gives the reference loop; dst may be
@@ -23,8 +25,9 @@ const parallelMin = 1 << 16
 // for every thread count.
 const reduceChunk = 1 << 15
 
-// useAsm32 reports whether float32 element-wise kernels run in assembly.
-func useAsm32() bool { return haveAVX2 && current.Load() != implGo }
+// useAsm32 reports whether float32 element-wise kernels run in assembly: not
+// under the "go" implementation, nor in the reference numerics mode.
+func useAsm32() bool { return haveAVX2 && current.Load() != implGo && !numerics.IsReference() }
 
 // parallelFor calls f on consecutive ranges covering [0, n), concurrently when
 // n is large and more than one thread is allowed. Range bounds are multiples
@@ -177,7 +180,10 @@ func Scale[T Float](dst, x []T, alpha T) {
 
 // Axpy is
 //
-//	for i, v := range x { y[i] += alpha * v }
+//	for i, v := range x { y[i] += T(alpha * v) }
+//
+// (the product rounded; the float32 assembly fuses it, except in the
+// reference numerics mode, which runs this loop).
 func Axpy[T Float](alpha T, x, y []T) {
 	checkLen2(len(x), len(y))
 	parallelFor(len(x), func(lo, hi int) {
@@ -188,7 +194,7 @@ func Axpy[T Float](alpha T, x, y []T) {
 			x, y = x[v:], y[v:]
 		}
 		for i, v := range x {
-			y[i] += alpha * v
+			y[i] += T(alpha * v)
 		}
 	})
 }
@@ -196,7 +202,7 @@ func Axpy[T Float](alpha T, x, y []T) {
 // AxpySerial is Axpy on the calling goroutine alone, for callers that split
 // the work themselves:
 //
-//	for i, v := range x { y[i] += alpha * v }
+//	for i, v := range x { y[i] += T(alpha * v) }
 func AxpySerial[T Float](alpha T, x, y []T) {
 	checkLen2(len(x), len(y))
 	if is32[T]() && useAsm32() {
@@ -205,15 +211,17 @@ func AxpySerial[T Float](alpha T, x, y []T) {
 		x, y = x[v:], y[v:]
 	}
 	for i, v := range x {
-		y[i] += alpha * v
+		y[i] += T(alpha * v)
 	}
 }
 
 // Dot is
 //
-//	for i, v := range x { s += v * y[i] }
+//	for i, v := range x { s += T(v * y[i]) }
 //
-// summed in a different order (by lanes, and by blocks on long slices).
+// summed in a different order: by blocks of reduceChunk elements on long
+// slices, each block summed in this loop's order and the block sums added in
+// order; within a block by lanes under the float32 assembly (default mode).
 func Dot[T Float](x, y []T) T {
 	checkLen2(len(x), len(y))
 	if len(x) <= reduceChunk {
@@ -235,7 +243,7 @@ func dotBlock[T Float](x, y []T) T {
 	}
 	y = y[:len(x)]
 	for i, v := range x {
-		s += v * y[i]
+		s += T(v * y[i])
 	}
 	return s
 }
@@ -244,7 +252,9 @@ func dotBlock[T Float](x, y []T) T {
 //
 //	for _, v := range x { s += v }
 //
-// summed in a different order (by lanes, and by blocks on long slices).
+// summed in a different order: by blocks of reduceChunk elements on long
+// slices, each block summed in this loop's order and the block sums added in
+// order; within a block by lanes under the float32 assembly (default mode).
 func Sum[T Float](x []T) T {
 	if len(x) <= reduceChunk {
 		return sumBlock(x)
@@ -329,7 +339,10 @@ func Relu[T Float](dst, x []T) {
 // exactly so under the "go" implementation and for float64. The float32
 // assembly evaluates the polynomial of expPoly32 instead, within 2 ulp of
 // math.Exp for normal results (see expPoly32 for the bound and the special
-// values: overflow gives +Inf, underflow 0, NaN stays NaN).
+// values: overflow gives +Inf, underflow 0, NaN stays NaN). In the reference
+// numerics mode every implementation computes
+//
+//	for i, v := range x { dst[i] = T(numerics.PortableExp(float64(v))) }
 func Exp[T Float](dst, x []T) {
 	checkLen2(len(dst), len(x))
 	parallelFor(len(dst), func(lo, hi int) {
@@ -338,6 +351,12 @@ func Exp[T Float](dst, x []T) {
 			v := len(d) &^ 7
 			expAVX2(as32(d[:v]), as32(x[:v]))
 			d, x = d[v:], x[v:]
+		}
+		if numerics.IsReference() {
+			for i, v := range x {
+				d[i] = T(numerics.PortableExp(float64(v)))
+			}
+			return
 		}
 		for i, v := range x {
 			d[i] = T(math.Exp(float64(v)))

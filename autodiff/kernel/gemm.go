@@ -3,6 +3,8 @@ package kernel
 import (
 	"sync"
 	"unsafe"
+
+	"github.com/wadn-go/wadn/numerics"
 )
 
 // asmKernel and asmKernel64 are the signatures of the float32 and float64
@@ -26,6 +28,7 @@ type blocking struct {
 	mc, kc, nc int         // cache blocks, multiples of mr / nr
 	asm        asmKernel   // float32 assembly kernel, or nil
 	asm64      asmKernel64 // float64 assembly kernel, or nil; both nil: Go
+	ref        bool        // the reference kernel (gemmKernel2x4Ref)
 }
 
 // Blocking of the AVX-512 8x48 kernel (Zen 5: 48 KiB L1d, 1 MiB L2 per core).
@@ -70,9 +73,20 @@ const (
 	nrGo = 4
 )
 
+// blockingRef is the blocking of the reference numerics mode, the same for
+// float32 and float64 and for every implementation. Its kc fixes the order of
+// the sums: each element of C is the sum over p of the rounded products
+// op(A)(i,p)*op(B)(p,j), in order of p within each block of kBlock(blockingRef,
+// k) values of p, each block's sum added to C in order of the blocks (see
+// Gemm). mr, nr, mc and nc change no result, only the speed.
+var blockingRef = blocking{mr: mrGo, nr: nrGo, mc: mcGo, kc: kcGo, nc: ncGo, ref: true}
+
 // blockingFor returns the micro-kernel and blocks for element type T under the
-// current implementation.
+// current implementation, or those of the reference numerics mode.
 func blockingFor[T Float]() blocking {
+	if numerics.IsReference() {
+		return blockingRef
+	}
 	if !is32[T]() {
 		return blocking64()
 	}
@@ -243,7 +257,7 @@ func gemmBlocks[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, tra
 								copy(dst, src)
 							} else {
 								for j, v := range src {
-									dst[j] = v + bet*dst[j]
+									dst[j] = v + T(bet*dst[j])
 								}
 							}
 						}
@@ -262,7 +276,7 @@ func gemmBlocks[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, tra
 type PackedA[T Float] struct {
 	m, k int
 	mPad int   // m rounded up to the micro-kernel's rows
-	impl int32 // the implementation packed for
+	impl int32 // the implementation packed for (packKey)
 	data []T   // k blocks of mPad rows, as packA lays out each block
 }
 
@@ -272,7 +286,7 @@ type PackedA[T Float] struct {
 func PackA[T Float](p *PackedA[T], transA bool, m, k int, alpha T, a []T, lda int) {
 	checkGemm(transA, false, m, 1, k, len(a), lda, k, 1, max(m, 1), 1) // B and C: placeholders
 	bl := blockingFor[T]()
-	p.m, p.k, p.impl = m, k, current.Load()
+	p.m, p.k, p.impl = m, k, packKey()
 	p.mPad = (m + bl.mr - 1) / bl.mr * bl.mr
 	if n := p.mPad * k; cap(p.data) < n {
 		p.data = make([]T, n)
@@ -308,7 +322,7 @@ func (p *PackedA[T]) Cols() int { return p.k }
 func GemmPacked[T Float](p *PackedA[T], transB bool, n int, b []T, ldb int, beta T, c []T, ldc int) {
 	m, k := p.m, p.k
 	checkGemm(false, transB, m, n, k, m*k, max(1, k), len(b), ldb, len(c), ldc)
-	if p.impl != current.Load() {
+	if p.impl != packKey() {
 		panic(errPackedImpl)
 	}
 	if m == 0 || n == 0 {
@@ -324,6 +338,15 @@ func GemmPacked[T Float](p *PackedA[T], transB bool, n int, b []T, ldb int, beta
 	putScratch(s)
 }
 
+// packKey identifies the packing layout in use: the implementation, or -1
+// in the reference numerics mode.
+func packKey() int32 {
+	if numerics.IsReference() {
+		return -1
+	}
+	return current.Load()
+}
+
 // ncMax is the widest column block gemmSerial packs for a nominal nc.
 func ncMax(nc int) int { return nc + nc/4 }
 
@@ -337,6 +360,10 @@ func micro[T Float](bl blocking, k int, a, b, c []T, ldc int, beta T) {
 	if bl.asm64 != nil {
 		bl.asm64(k, (*float64)(unsafe.Pointer(&a[0])), (*float64)(unsafe.Pointer(&b[0])),
 			(*float64)(unsafe.Pointer(&c[0])), ldc, float64(beta))
+		return
+	}
+	if bl.ref {
+		gemmKernel2x4Ref(k, a, b, c, ldc, beta)
 		return
 	}
 	gemmKernel2x4(k, a, b, c, ldc, beta)

@@ -70,6 +70,45 @@ func gemmKernel2x4[T Float](k int, a, b, c []T, ldc int, beta T) {
 	store4(c[ldc:ldc+4], beta, c10, c11, c12, c13)
 }
 
+// gemmKernel2x4Ref is the micro-kernel of the reference numerics mode:
+// gemmKernel2x4 with every product rounded before it is added, so that no
+// compiler fuses them, and the beta term rounded likewise (store4Ref).
+func gemmKernel2x4Ref[T Float](k int, a, b, c []T, ldc int, beta T) {
+	var c00, c01, c02, c03 T
+	var c10, c11, c12, c13 T
+	a = a[:2*k]
+	b = b[:4*k]
+	for p := 0; p < k; p++ {
+		av := a[2*p : 2*p+2 : 2*p+2]
+		bv := b[4*p : 4*p+4 : 4*p+4]
+		a0, a1 := av[0], av[1]
+		b0, b1, b2, b3 := bv[0], bv[1], bv[2], bv[3]
+		c00 += T(a0 * b0)
+		c01 += T(a0 * b1)
+		c02 += T(a0 * b2)
+		c03 += T(a0 * b3)
+		c10 += T(a1 * b0)
+		c11 += T(a1 * b1)
+		c12 += T(a1 * b2)
+		c13 += T(a1 * b3)
+	}
+	store4Ref(c[:4], beta, c00, c01, c02, c03)
+	store4Ref(c[ldc:ldc+4], beta, c10, c11, c12, c13)
+}
+
+// store4Ref is store4 with the products beta*c rounded.
+func store4Ref[T Float](c []T, beta T, v0, v1, v2, v3 T) {
+	c = c[:4]
+	if beta == 0 {
+		c[0], c[1], c[2], c[3] = v0, v1, v2, v3
+		return
+	}
+	c[0] = v0 + T(beta*c[0])
+	c[1] = v1 + T(beta*c[1])
+	c[2] = v2 + T(beta*c[2])
+	c[3] = v3 + T(beta*c[3])
+}
+
 func store4[T Float](c []T, beta T, v0, v1, v2, v3 T) {
 	c = c[:4]
 	if beta == 0 {
