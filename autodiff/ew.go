@@ -134,7 +134,7 @@ func ewMap[T kernel.Float](dst, x []T, f func(float64) float64) {
 	})
 }
 
-// ewAxpy is: for i, v := range x { y[i] += alpha * v }
+// ewAxpy is: for i, v := range x { y[i] += T(alpha * v) }
 func ewAxpy[T kernel.Float](alpha T, x, y []T) {
 	if len(x) >= ewMin {
 		kernel.Axpy(alpha, x, y)
@@ -142,6 +142,6 @@ func ewAxpy[T kernel.Float](alpha T, x, y []T) {
 	}
 	y = y[:len(x)]
 	for i, v := range x {
-		y[i] += alpha * v
+		y[i] += T(alpha * v)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
+	"github.com/wadn-go/wadn/numerics"
 )
 
 // LogSoftmax returns x - log(sum(exp(x))) along the last axis, computed with
@@ -32,7 +33,7 @@ func LogSoftmax[T kernel.Float](x *Tensor[T]) *Tensor[T] {
 				y := ret.data[r*c : (r+1)*c]
 				d := gx.data[r*c : (r+1)*c]
 				for j, v := range gr {
-					d[j] = T(float64(v) - math.Exp(float64(y[j]))*s)
+					d[j] = T(float64(v) - float64(numerics.Exp(float64(y[j]))*s))
 				}
 			})
 			return []*Tensor[T]{gx}
@@ -54,7 +55,7 @@ func logSumExp[T kernel.Float](x []T) float64 {
 	}
 	var s float64
 	for _, v := range x {
-		s += math.Exp(float64(v) - m)
+		s += numerics.Exp(float64(v) - m)
 	}
-	return m + math.Log(s)
+	return m + numerics.Log(s)
 }

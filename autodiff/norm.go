@@ -65,7 +65,7 @@ func rowNorm[T kernel.Float](v []T) float64 {
 	s := 0.0
 	for _, e := range v {
 		q := float64(e) / scale
-		s += q * q
+		s += float64(q * q)
 	}
 	return scale * math.Sqrt(s)
 }

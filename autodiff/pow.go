@@ -1,12 +1,11 @@
 package autodiff
 
 import (
-	"math"
-
 	"github.com/wadn-go/wadn/autodiff/kernel"
+	"github.com/wadn-go/wadn/numerics"
 )
 
-// Pow returns a**b element-wise, with NumPy broadcasting, as math.Pow
+// Pow returns a**b element-wise, with NumPy broadcasting, as math.Pow (numerics.Pow)
 // (a negative base with a non-integer exponent gives NaN).
 //
 // Backward: dL/da = sumTo(g * b * a**(b-1), shape(a)),
@@ -24,7 +23,7 @@ func Pow[T kernel.Float](a, b *Tensor[T]) *Tensor[T] {
 	la, lb := sa[len(sa)-1], sb[len(sb)-1]
 	forRows(loop, sa, sb, func(o, ia, ib int) {
 		for i := 0; i < L; i++ {
-			out.data[o+i] = T(math.Pow(float64(a.data[ia+i*la]), float64(b.data[ib+i*lb])))
+			out.data[o+i] = T(numerics.Pow(float64(a.data[ia+i*la]), float64(b.data[ib+i*lb])))
 		}
 	})
 	var ret *Tensor[T]

@@ -1,9 +1,8 @@
 package autodiff
 
 import (
-	"math"
-
 	"github.com/wadn-go/wadn/autodiff/kernel"
+	"github.com/wadn-go/wadn/numerics"
 )
 
 // AddScalar returns x + s.
@@ -41,7 +40,7 @@ func PowScalar[T kernel.Float](x *Tensor[T], p T) *Tensor[T] {
 	case 2:
 		ewMul(out.data, x.data, x.data)
 	default:
-		ewMap(out.data, x.data, func(v float64) float64 { return math.Pow(v, pf) })
+		ewMap(out.data, x.data, func(v float64) float64 { return numerics.Pow(v, pf) })
 	}
 	return newOp("PowScalar", out, []*Tensor[T]{x}, func(g *Tensor[T], _ bool) []*Tensor[T] {
 		if p == 0 {

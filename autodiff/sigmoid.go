@@ -1,9 +1,8 @@
 package autodiff
 
 import (
-	"math"
-
 	"github.com/wadn-go/wadn/autodiff/kernel"
+	"github.com/wadn-go/wadn/numerics"
 )
 
 // Sigmoid returns 1/(1+e**-x) element-wise, computed without overflow.
@@ -12,9 +11,9 @@ import (
 func Sigmoid[T kernel.Float](x *Tensor[T]) *Tensor[T] {
 	out := unaryRaw(x, func(v float64) float64 {
 		if v >= 0 {
-			return 1 / (1 + math.Exp(-v))
+			return 1 / (1 + numerics.Exp(-v))
 		}
-		e := math.Exp(v)
+		e := numerics.Exp(v)
 		return e / (1 + e)
 	})
 	var ret *Tensor[T]

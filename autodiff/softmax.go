@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
+	"github.com/wadn-go/wadn/numerics"
 )
 
 // Softmax returns exp(x) / sum(exp(x)) along the last axis, computed after
@@ -59,7 +60,7 @@ func softmaxRow[T kernel.Float](dst, x []T) float64 {
 	}
 	var s float64
 	for i, v := range x {
-		e := math.Exp(float64(v) - m)
+		e := numerics.Exp(float64(v) - m)
 		dst[i] = T(e)
 		s += e
 	}
@@ -67,5 +68,5 @@ func softmaxRow[T kernel.Float](dst, x []T) float64 {
 	for i := range dst {
 		dst[i] = T(float64(dst[i]) * inv)
 	}
-	return m + math.Log(s)
+	return m + numerics.Log(s)
 }

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
+	"github.com/wadn-go/wadn/numerics"
 )
 
 // The Winograd path of Conv2d: float32 convolutions with 3x3 filters and
@@ -36,7 +37,8 @@ import (
 // ConvAlgorithm selects how Conv2d computes the convolutions the Winograd
 // path can take: float32, 3x3 filters, stride 1, at least winoMinChannels
 // input channels and filters, images of at most 64x64 outputs. The others
-// always run direct.
+// always run direct, and so does every convolution in the reference
+// numerics mode (package numerics), whatever the algorithm set.
 type ConvAlgorithm int32
 
 const (
@@ -111,7 +113,7 @@ var winoCols = 128
 // filters.
 func winoTile[T kernel.Float](g *convGeom, n, f int) kernel.WinogradTile {
 	alg := CurrentConvAlgorithm()
-	if unsafe.Sizeof(T(0)) != 4 || alg == ConvDirect || n == 0 {
+	if unsafe.Sizeof(T(0)) != 4 || alg == ConvDirect || n == 0 || numerics.IsReference() {
 		return 0
 	}
 	if g.kh != 3 || g.kw != 3 || g.stride != 1 || g.c < winoMinChannels || f < winoMinChannels ||
