@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/wadn-go/wadn/numerics"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -175,16 +176,16 @@ func (q *AlphaProblem) weights() []float64 {
 func (q *AlphaProblem) Value(alpha []float64) float64 {
 	f := 0.0
 	for _, a := range alpha {
-		f += q.C2 * math.Abs(a)
+		f += float64(q.C2 * math.Abs(a))
 	}
 	for y, row := range q.C {
 		c := 0.0
 		for j, v := range row {
-			c += v * alpha[j]
+			c += float64(v * alpha[j])
 		}
 		if q.Objective == LSQ {
 			d := c - q.P[y]
-			f += d * d
+			f += float64(d * d)
 			continue
 		}
 		if q.P[y] == 0 {
@@ -193,7 +194,7 @@ func (q *AlphaProblem) Value(alpha []float64) float64 {
 		if !(c > 0) {
 			return math.Inf(1)
 		}
-		f -= q.P[y] * math.Log(c)
+		f -= float64(q.P[y] * numerics.Log(c))
 	}
 	return f
 }
@@ -320,10 +321,10 @@ func (o *nllObj) value(x []float64) (float64, bool) {
 		if !(q > 0) {
 			return 0, false
 		}
-		f -= o.p[i] * math.Log(q)
+		f -= float64(o.p[i] * numerics.Log(q))
 	}
 	for k, v := range x {
-		f += o.lin[k] * v
+		f += float64(o.lin[k] * v)
 	}
 	return f, isFinite(f)
 }
@@ -388,10 +389,10 @@ func (o *lsqObj) value(x []float64) (float64, bool) {
 	blas64.Gemv(blas.NoTrans, 1, o.c, vec(x), -1, vec(o.r))
 	f := 0.0
 	for _, d := range o.r {
-		f += d * d
+		f += float64(d * d)
 	}
 	for k, v := range x {
-		f += o.lin[k] * v
+		f += float64(o.lin[k] * v)
 	}
 	return f, isFinite(f)
 }

@@ -16,14 +16,14 @@ func dot(a, b []float64) float64 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float64
 	for len(a) >= 4 && len(b) >= 4 {
-		s0 += a[0] * b[0]
-		s1 += a[1] * b[1]
-		s2 += a[2] * b[2]
-		s3 += a[3] * b[3]
+		s0 += float64(a[0] * b[0])
+		s1 += float64(a[1] * b[1])
+		s2 += float64(a[2] * b[2])
+		s3 += float64(a[3] * b[3])
 		a, b = a[4:], b[4:]
 	}
 	for k, v := range a {
-		s0 += v * b[k]
+		s0 += float64(v * b[k])
 	}
 	return (s0 + s1) + (s2 + s3)
 }
@@ -112,15 +112,15 @@ func cholRows(a []float64, n, lda int) bool {
 			var s0, s1, t0, t1 float64
 			for len(xj) >= 2 && len(x0) >= 2 && len(x1) >= 2 {
 				u, v := xj[0], xj[1]
-				s0 += x0[0] * u
-				s1 += x0[1] * v
-				t0 += x1[0] * u
-				t1 += x1[1] * v
+				s0 += float64(x0[0] * u)
+				s1 += float64(x0[1] * v)
+				t0 += float64(x1[0] * u)
+				t1 += float64(x1[1] * v)
 				xj, x0, x1 = xj[2:], x0[2:], x1[2:]
 			}
 			if len(xj) == 1 && len(x0) == 1 && len(x1) == 1 {
-				s0 += x0[0] * xj[0]
-				t0 += x1[0] * xj[0]
+				s0 += float64(x0[0] * xj[0])
+				t0 += float64(x1[0] * xj[0])
 			}
 			r0[j] = (r0[j] - (s0 + s1)) / d
 			r1[j] = (r1[j] - (t0 + t1)) / d
@@ -167,7 +167,7 @@ func cholSolve(l []float64, n int, r []float64) {
 		r[i] /= li[i]
 		xi := r[i]
 		for k, v := range li[:i] {
-			r[k] -= v * xi
+			r[k] -= float64(v * xi)
 		}
 	}
 }

@@ -68,7 +68,11 @@ package convex
 // are below the tolerance, or reports IterationLimit or Stalled with the
 // last iterate (after a final polishing attempt).
 
-import "math"
+import (
+	"math"
+
+	"github.com/wadn-go/wadn/numerics"
+)
 
 // objective is a convex function on the open positive orthant (a subset of
 // it, for the log-likelihood) with its derivatives.
@@ -145,7 +149,7 @@ func (p *ipm) start() bool {
 		r := p.g[i] / p.a[i]
 		lo = min(lo, r)
 		hi = max(hi, r)
-		xg += p.x[i] * p.g[i]
+		xg += float64(p.x[i] * p.g[i])
 	}
 	if !isFinite(lo) || !isFinite(hi) || !isFinite(xg) {
 		return false
@@ -157,7 +161,7 @@ func (p *ipm) start() bool {
 	delta := (hi - lo) + eps
 	p.y = lo - delta
 	for i := range n {
-		p.z[i] = p.g[i] - p.a[i]*p.y
+		p.z[i] = p.g[i] - float64(p.a[i]*p.y)
 		if !(p.z[i] > 0) {
 			p.z[i] = p.a[i] * delta
 		}
@@ -170,14 +174,14 @@ func (p *ipm) start() bool {
 func (p *ipm) residuals(x, z, g []float64, y, f float64, rd []float64) (rp float64, k KKT) {
 	var dmax, cmax, xz, ax, neg float64
 	for i := range p.n {
-		rd[i] = g[i] - p.a[i]*y - z[i]
+		rd[i] = g[i] - float64(p.a[i]*y) - z[i]
 		// b/a_i is the largest x_i on the feasible set, so this is the
 		// objective change the residual can account for.
 		dmax = max(dmax, math.Abs(rd[i])*p.b/p.a[i])
-		c := x[i] * z[i]
+		c := float64(x[i] * z[i])
 		cmax = max(cmax, c)
 		xz += c
-		ax += p.a[i] * x[i]
+		ax += float64(p.a[i] * x[i])
 		neg = max(neg, -x[i]*p.a[i]/p.b)
 	}
 	rp = ax - p.b
@@ -212,7 +216,7 @@ func (p *ipm) factor() (float64, bool) {
 			row := i * n
 			ra := rho * p.a[i]
 			for j := 0; j <= i; j++ {
-				p.m[row+j] = p.h[row+j] + ra*p.a[j]
+				p.m[row+j] = p.h[row+j] + float64(ra*p.a[j])
 			}
 			p.m[row+i] += p.z[i]/p.x[i] + shift
 		}
@@ -234,17 +238,17 @@ func (p *ipm) factor() (float64, bool) {
 func (p *ipm) direction(rho, rp, s float64, dx, dz []float64) float64 {
 	n := p.n
 	for i := range n {
-		dx[i] = -p.rd[i] - p.rc[i]/p.x[i] - rho*p.a[i]*rp
+		dx[i] = -p.rd[i] - p.rc[i]/p.x[i] - float64(rho*p.a[i]*rp)
 	}
 	cholSolve(p.m, n, dx)
 	au := 0.0
 	for i := range n {
-		au += p.a[i] * dx[i]
+		au += float64(p.a[i] * dx[i])
 	}
 	dy := (-rp - au) / s
 	for i := range n {
-		dx[i] += p.v[i] * dy
-		dz[i] = -(p.rc[i] + p.z[i]*dx[i]) / p.x[i]
+		dx[i] += float64(p.v[i] * dy)
+		dz[i] = -(p.rc[i] + float64(p.z[i]*dx[i])) / p.x[i]
 	}
 	return dy
 }
@@ -264,8 +268,8 @@ func maxStep(v, dv []float64) float64 {
 func merit(x, z, rd []float64, rp, target float64) float64 {
 	s := rp * rp
 	for i := range x {
-		c := x[i]*z[i] - target
-		s += rd[i]*rd[i] + c*c
+		c := float64(x[i]*z[i]) - target
+		s += float64(rd[i]*rd[i]) + float64(c*c)
 	}
 	return s
 }
@@ -280,15 +284,15 @@ func (p *ipm) residualStep(dx, dz []float64, dy, rp, tau, frac float64) bool {
 	t := frac * min(maxStep(p.x, dx), maxStep(p.z, dz))
 	for range 60 {
 		for i := range p.n {
-			p.xt[i] = p.x[i] + t*dx[i]
-			p.zt[i] = p.z[i] + t*dz[i]
+			p.xt[i] = p.x[i] + float64(t*dx[i])
+			p.zt[i] = p.z[i] + float64(t*dz[i])
 		}
-		y := p.y + t*dy
+		y := p.y + float64(t*dy)
 		f, ok := p.obj.grad(p.xt, p.gt)
 		if ok && isFinite(f) && positive(p.xt) && positive(p.zt) {
 			rpt, _ := p.residuals(p.xt, p.zt, p.gt, y, f, p.rdt)
 			phi := merit(p.xt, p.zt, p.rdt, rpt, tau)
-			if phi <= (1-2*armijo*t)*phi0 && isFinite(phi) {
+			if phi <= float64(1-float64(2*armijo*t))*phi0 && isFinite(phi) {
 				copy(p.x, p.xt)
 				copy(p.z, p.zt)
 				copy(p.g, p.gt)
@@ -313,10 +317,10 @@ func (p *ipm) barrierStep(dx, dz []float64, dy, tau, frac float64) bool {
 	)
 	phi0, slope := p.f, 0.0
 	for i := range p.n {
-		phi0 -= tau * math.Log(p.x[i])
-		slope += (p.g[i] - tau/p.x[i]) * dx[i]
+		phi0 -= float64(tau * numerics.Log(p.x[i]))
+		slope += float64((p.g[i] - tau/p.x[i]) * dx[i])
 	}
-	slack := 1e-14 * (1 + math.Abs(phi0))
+	slack := float64(1e-14 * (1 + math.Abs(phi0)))
 	if !(slope < 0) {
 		if !(slope <= slack) {
 			return false
@@ -328,23 +332,23 @@ func (p *ipm) barrierStep(dx, dz []float64, dy, tau, frac float64) bool {
 	t := frac * maxStep(p.x, dx)
 	for range 60 {
 		for i := range p.n {
-			p.xt[i] = p.x[i] + t*dx[i]
+			p.xt[i] = p.x[i] + float64(t*dx[i])
 		}
 		f, ok := p.obj.grad(p.xt, p.gt)
 		if ok && isFinite(f) && positive(p.xt) {
 			phi := f
 			for _, v := range p.xt {
-				phi -= tau * math.Log(v)
+				phi -= float64(tau * numerics.Log(v))
 			}
-			if phi <= phi0+armijo*t*slope+slack {
+			if phi <= phi0+float64(armijo*t*slope)+slack {
 				tz := frac * maxStep(p.z, dz)
 				for i := range p.n {
-					z := p.z[i] + tz*dz[i]
+					z := p.z[i] + float64(tz*dz[i])
 					p.z[i] = min(max(z, tau/(kappa*p.xt[i])), kappa*tau/p.xt[i])
 				}
 				copy(p.x, p.xt)
 				copy(p.g, p.gt)
-				p.y += t * dy
+				p.y += float64(t * dy)
 				p.f = f
 				return true
 			}
@@ -402,11 +406,11 @@ func (p *ipm) interior(res *coreResult) (Status, bool) {
 		cholSolve(p.m, n, p.v)
 		s := 0.0
 		for i := range n {
-			s += p.a[i] * p.v[i]
+			s += float64(p.a[i] * p.v[i])
 		}
 		mu := 0.0
 		for i := range n {
-			mu += p.x[i] * p.z[i]
+			mu += float64(p.x[i] * p.z[i])
 		}
 		mu /= float64(n)
 
@@ -418,10 +422,10 @@ func (p *ipm) interior(res *coreResult) (Status, bool) {
 		tp, td := maxStep(p.x, p.dxa), maxStep(p.z, p.dza)
 		muAff := 0.0
 		for i := range n {
-			muAff += (p.x[i] + tp*p.dxa[i]) * (p.z[i] + td*p.dza[i])
+			muAff += float64((p.x[i] + float64(tp*p.dxa[i])) * (p.z[i] + float64(td*p.dza[i])))
 		}
 		muAff /= float64(n)
-		sigma := min(math.Pow(max(muAff, 0)/mu, 3), 1)
+		sigma := min(numerics.Pow(max(muAff, 0)/mu, 3), 1)
 		// The target never falls below a tenth of the tolerance, which
 		// keeps the barrier subproblem well conditioned.
 		tau := max(sigma*mu, 0.1*p.tol*(1+math.Abs(p.f))/float64(n))
@@ -434,14 +438,14 @@ func (p *ipm) interior(res *coreResult) (Status, bool) {
 		// Newton direction is; if that fails too (rounding near the
 		// optimum), a step that reduces the residual norm is taken.
 		for i := range n {
-			p.rc[i] = p.x[i]*p.z[i] + p.dxa[i]*p.dza[i] - tau
+			p.rc[i] = float64(p.x[i]*p.z[i]) + float64(p.dxa[i]*p.dza[i]) - tau
 		}
 		dy := p.direction(rho, rp, s, p.dx, p.dz)
 		if p.barrierStep(p.dx, p.dz, dy, tau, frac) {
 			continue
 		}
 		for i := range n {
-			p.rc[i] = p.x[i]*p.z[i] - tau
+			p.rc[i] = float64(p.x[i]*p.z[i]) - tau
 		}
 		dy = p.direction(rho, rp, s, p.dx, p.dz)
 		if p.barrierStep(p.dx, p.dz, dy, tau, frac) {
@@ -496,7 +500,7 @@ func (p *ipm) polish(res *coreResult) (steps int, accepted bool) {
 		for i := range n {
 			zp[i] = 0
 			if fixed[i] {
-				zp[i] = max(gp[i]-p.a[i]*y, 0)
+				zp[i] = max(gp[i]-float64(p.a[i]*y), 0)
 			}
 		}
 		_, kkt := p.residuals(xp, zp, gp, y, f, p.rdt)
@@ -544,7 +548,7 @@ func (p *ipm) faceNewton(free []int, x, g []float64) (y, f float64, steps int, o
 			// step is a hundredth of the tolerance.
 			worst := 0.0
 			for _, i := range free {
-				worst = max(worst, math.Abs(g[i]-p.a[i]*y)*p.b/p.a[i])
+				worst = max(worst, math.Abs(g[i]-float64(p.a[i]*y))*p.b/p.a[i])
 			}
 			if worst <= 1e-2*p.tol*(1+math.Abs(f)) {
 				f, ok = p.restore(free, x, g)
@@ -555,7 +559,7 @@ func (p *ipm) faceNewton(free []int, x, g []float64) (y, f float64, steps int, o
 		// r is the equality residual the step must remove.
 		r := p.b
 		for _, i := range free {
-			r -= p.a[i] * x[i]
+			r -= float64(p.a[i] * x[i])
 		}
 		// M = H_FF + ρ·a_F·a_Fᵀ: the added term changes nothing on the
 		// constraint and keeps M definite when H is singular along a
@@ -571,22 +575,22 @@ func (p *ipm) faceNewton(free []int, x, g []float64) (y, f float64, steps int, o
 		rho := max(hmax/(amax*amax), (1+math.Abs(p.f))/(p.b*p.b))
 		for ii, i := range free {
 			for jj, j := range free[:ii+1] {
-				m[ii*nf+jj] = p.h[i*n+j] + rho*p.a[i]*p.a[j]
+				m[ii*nf+jj] = p.h[i*n+j] + float64(rho*p.a[i]*p.a[j])
 			}
 		}
 		if !cholesky(m, nf) {
 			return 0, 0, steps, false
 		}
 		for ii, i := range free {
-			u[ii] = -g[i] + rho*p.a[i]*r
+			u[ii] = -g[i] + float64(rho*p.a[i]*r)
 			v[ii] = p.a[i]
 		}
 		cholSolve(m, nf, u)
 		cholSolve(m, nf, v)
 		au, av := 0.0, 0.0
 		for ii, i := range free {
-			au += p.a[i] * u[ii]
-			av += p.a[i] * v[ii]
+			au += float64(p.a[i] * u[ii])
+			av += float64(p.a[i] * v[ii])
 		}
 		if !(av > 0) {
 			return 0, 0, steps, false
@@ -595,7 +599,7 @@ func (p *ipm) faceNewton(free []int, x, g []float64) (y, f float64, steps int, o
 		steps++
 		stop := false
 		for ii, i := range free {
-			x[i] += u[ii] + v[ii]*y
+			x[i] += u[ii] + float64(v[ii]*y)
 			if !(x[i] > 0) {
 				stop = true
 			}
@@ -614,7 +618,7 @@ func (p *ipm) faceNewton(free []int, x, g []float64) (y, f float64, steps int, o
 func (p *ipm) restore(free []int, x, g []float64) (float64, bool) {
 	ax := 0.0
 	for _, i := range free {
-		ax += p.a[i] * x[i]
+		ax += float64(p.a[i] * x[i])
 	}
 	if ax > 0 {
 		c := p.b / ax

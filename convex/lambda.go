@@ -60,7 +60,7 @@ func (q *LambdaProblem) Validate() error {
 		return fmt.Errorf("convex: lambda: C1 = %v, want a finite value >= 0", q.C1)
 	}
 	for i := range q.A {
-		if !isFinite(q.A[i] + q.C0*q.W[i]) {
+		if !isFinite(q.A[i] + float64(q.C0*q.W[i])) {
 			return fmt.Errorf("convex: lambda: a[%d] + C0*w[%d] overflows", i, i)
 		}
 	}
@@ -71,10 +71,10 @@ func (q *LambdaProblem) Validate() error {
 func (q *LambdaProblem) Value(lambda []float64) float64 {
 	lin, sq := 0.0, 0.0
 	for i, l := range lambda {
-		lin += l * (q.A[i] + q.C0*q.W[i])
+		lin += float64(l * (q.A[i] + float64(q.C0*q.W[i])))
 		sq += l * l / q.Beta[i]
 	}
-	return lin + q.C1*math.Sqrt(sq)
+	return lin + float64(q.C1*math.Sqrt(sq))
 }
 
 // lambdaObj is the LambdaProblem objective c·x + c1·sqrt(Σ x_i²·ib_i).
@@ -86,7 +86,7 @@ type lambdaObj struct {
 func (o *lambdaObj) norm(x []float64) float64 {
 	s := 0.0
 	for i, v := range x {
-		s += v * v * o.ib[i]
+		s += float64(v * v * o.ib[i])
 	}
 	return math.Sqrt(s)
 }
@@ -98,7 +98,7 @@ func (o *lambdaObj) grad(x, g []float64) (float64, bool) {
 	}
 	f := o.c1 * r
 	for i, v := range x {
-		f += o.c[i] * v
+		f += float64(o.c[i] * v)
 		g[i] = o.c[i] + o.c1*v*o.ib[i]/r
 	}
 	return f, isFinite(f)
@@ -140,7 +140,7 @@ func SolveLambda(q LambdaProblem, s *Settings) (*Result, error) {
 	obj := &lambdaObj{c: ar.floats(n), ib: ar.floats(n), c1: q.C1}
 	a := ar.floats(n)
 	for i := range n {
-		obj.c[i] = q.A[i] + q.C0*q.W[i]
+		obj.c[i] = q.A[i] + float64(q.C0*q.W[i])
 		obj.ib[i] = 1 / q.Beta[i]
 		a[i] = 1
 	}

@@ -22,7 +22,7 @@ func newAxisTaps(in, out int) axisTaps {
 	t := axisTaps{i0: make([]int, out), i1: make([]int, out), w1: make([]float32, out)}
 	scale := float64(in) / float64(out)
 	for j := 0; j < out; j++ {
-		x := (float64(j)+0.5)*scale - 0.5
+		x := float64((float64(j)+0.5)*scale) - 0.5
 		if x < 0 {
 			x = 0
 		}
@@ -66,7 +66,7 @@ func (b *bilinear) resize(dst, src []float32) {
 		t := b.tmp[y*b.outW : (y+1)*b.outW]
 		for j := range t {
 			a, w := s[c.i0[j]], c.w1[j]
-			t[j] = a + w*(s[c.i1[j]]-a)
+			t[j] = a + float32(w*(s[c.i1[j]]-a))
 		}
 	}
 	r := b.rows
@@ -76,7 +76,7 @@ func (b *bilinear) resize(dst, src []float32) {
 		w := r.w1[i]
 		d := dst[i*b.outW : (i+1)*b.outW]
 		for j := range d {
-			d[j] = t0[j] + w*(t1[j]-t0[j])
+			d[j] = t0[j] + float32(w*(t1[j]-t0[j]))
 		}
 	}
 }

@@ -60,8 +60,8 @@ func (b *BatchNorm1d[T]) Forward(x *autodiff.Tensor[T]) *autodiff.Tensor[T] {
 		mom := T(b.Momentum)
 		unbias := T(float64(n) / float64(n-1))
 		for j := range rm {
-			rm[j] = (1-mom)*rm[j] + mom*m[j]
-			rv[j] = (1-mom)*rv[j] + mom*vd[j]*unbias
+			rm[j] = T((1-mom)*rm[j]) + T(mom*m[j])
+			rv[j] = T((1-mom)*rv[j]) + T(mom*vd[j]*unbias)
 		}
 	} else {
 		inv := make([]T, b.Features)

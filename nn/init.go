@@ -18,7 +18,7 @@ func NewRand(seed uint64) *rand.Rand {
 // b = 1/sqrt(fanIn).
 func KaimingUniform[T kernel.Float](w []T, fanIn int, rng *rand.Rand) {
 	a := math.Sqrt(5)
-	gain := math.Sqrt(2 / (1 + a*a))
+	gain := math.Sqrt(2 / (1 + float64(a*a)))
 	bound := gain * math.Sqrt(3/float64(fanIn))
 	Uniform(w, bound, rng)
 }

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
+	"github.com/wadn-go/wadn/numerics"
 )
 
 // AdamConfig holds the hyperparameters of Adam and AdamW. LR must be given.
@@ -122,8 +123,8 @@ func (o *Adam[T]) updateRange(i, lo, hi int) {
 	}
 	e := o.ents[i]
 	t := float64(e.step)
-	k.stepSize = T(c.LR / (1 - math.Pow(c.Betas[0], t)))
-	k.bc2sqrt = T(math.Sqrt(1 - math.Pow(c.Betas[1], t)))
+	k.stepSize = T(c.LR / (1 - numerics.Pow(c.Betas[0], t)))
+	k.bc2sqrt = T(math.Sqrt(1 - numerics.Pow(c.Betas[1], t)))
 	p, g := o.cur[i].Value[lo:hi], o.cur[i].Grad[lo:hi]
 	m, v := e.slots[0][lo:hi], e.slots[1][lo:hi]
 	if c.AMSGrad {

@@ -10,6 +10,7 @@ import (
 	"github.com/wadn-go/wadn/convex"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn"
+	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/nets"
 )
@@ -274,7 +275,7 @@ func (a *algo) penalty(r *method.Run, t int, zs, zt []float32) (*autodiff.Tensor
 	xi := float32(r.Rand.Float64())
 	buf := zi.Data()
 	for i := range buf {
-		buf[i] = xi*zs[i] + (1-xi)*zt[i]
+		buf[i] = float32(xi*zs[i]) + float32((1-xi)*zt[i])
 	}
 	out := autodiff.SumAll(a.critics[t].Forward(zi))
 	g, err := autodiff.Gradients([]*autodiff.Tensor[float32]{out}, nil, []*autodiff.Tensor[float32]{zi}, true)
@@ -326,7 +327,7 @@ func prediction(dst []float64, logits []float32, soft bool) {
 	m := logits[method.Argmax(logits)]
 	var sum float64
 	for y, v := range logits {
-		dst[y] = math.Exp(float64(v - m))
+		dst[y] = numerics.Exp(float64(v - m))
 		sum += dst[y]
 	}
 	for y := range dst {
@@ -365,7 +366,7 @@ func (a *algo) EndEpoch(r *method.Run, epoch int, log *method.EpochLog) error {
 		for t := range T {
 			W[t] = cfg.Eps * log.Explicit[t]
 			if cfg.LambdaDistance == Both {
-				W[t] += (1 - cfg.Eps) * log.Implicit[t]
+				W[t] += float64((1 - cfg.Eps) * log.Implicit[t])
 			}
 			if cfg.C1 == C1Max {
 				c1 = math.Max(c1, log.Class[t])
@@ -376,7 +377,7 @@ func (a *algo) EndEpoch(r *method.Run, epoch int, log *method.EpochLog) error {
 			return fmt.Errorf("lambda: %w", err)
 		}
 		for t := range T {
-			r.Lambda[t] = cfg.LambdaKeep*r.Lambda[t] + (1-cfg.LambdaKeep)*res.X[t]
+			r.Lambda[t] = float64(cfg.LambdaKeep*r.Lambda[t]) + float64((1-cfg.LambdaKeep)*res.X[t])
 		}
 	}
 	log.TargetDist = slices.Clone(r.TBar)
@@ -417,7 +418,7 @@ func (a *algo) estimateAlpha(r *method.Run, t int, conf [][]float64) error {
 		return fmt.Errorf("alpha of source %s: %w", r.Task.Sources[t].Domain, err)
 	}
 	for k := range K {
-		r.Alpha[t][k] = a.s.AlphaKeep*r.Alpha[t][k] + (1-a.s.AlphaKeep)*res.X[k]
+		r.Alpha[t][k] = float64(a.s.AlphaKeep*r.Alpha[t][k]) + float64((1-a.s.AlphaKeep)*res.X[k])
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn"
+	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )
@@ -164,7 +165,7 @@ func softmaxWeights[T kernel.Float](g []T, gamma float64) []float64 {
 	w := make([]float64, len(g))
 	var s float64
 	for i, x := range g {
-		w[i] = math.Exp(gamma * (float64(x) - m))
+		w[i] = numerics.Exp(gamma * (float64(x) - m))
 		s += w[i]
 	}
 	for i := range w {
@@ -210,8 +211,8 @@ func darnProject[T kernel.Float](v *autodiff.Tensor[T]) (*autodiff.Tensor[T], er
 	for k := 1; k <= n; k++ {
 		x := sorted[k-1]
 		s1 += x
-		s2 += x * x
-		A := s1*s1 - float64(k)*(s2-1)
+		s2 += float64(x * x)
+		A := float64(s1*s1) - float64(float64(k)*(s2-1))
 		if A < 0 {
 			continue
 		}
@@ -226,11 +227,11 @@ func darnProject[T kernel.Float](v *autodiff.Tensor[T]) (*autodiff.Tensor[T], er
 		// by bisection, as the function is increasing in tau.
 		lo, hi := sorted[0], sorted[0]+1
 		for range 200 {
-			mid := (lo + hi) / 2
+			mid := float64((lo + hi) / 2)
 			var f float64
 			for _, x := range sorted {
 				if mid > x {
-					f += (mid - x) * (mid - x)
+					f += float64((mid - x) * (mid - x))
 				}
 			}
 			if f > 1 {

@@ -1,11 +1,10 @@
 package baselines
 
 import (
-	"math"
-
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn"
+	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )
@@ -81,7 +80,7 @@ func (a *mdmn) Step(r *method.Run, epoch int) error {
 	zs, zt := zd[src*B*d:(src+1)*B*d], zd[bb.unl*B*d:(bb.unl+1)*B*d]
 	buf := a.zint.Data()
 	for i := range buf {
-		buf[i] = xi*zs[i] + (1-xi)*zt[i]
+		buf[i] = float32(xi*zs[i]) + float32((1-xi)*zt[i])
 	}
 	g, err := autodiff.Gradients([]*autodiff.Tensor[float32]{autodiff.SumAll(a.net.Forward(a.zint))}, nil,
 		[]*autodiff.Tensor[float32]{a.zint}, true)
@@ -143,8 +142,8 @@ func mdmnWeights(pred []float32, N, B int) (W []float32, src []float64) {
 				w[i][j] = 1
 				continue
 			}
-			w[i][j] = 1 / (1 + math.Exp(-(M[j][i] - M[i][i])))
-			f[i] += w[i][j] * M[j][i]
+			w[i][j] = 1 / (1 + numerics.Exp(-(M[j][i] - M[i][i])))
+			f[i] += float64(w[i][j] * M[j][i])
 		}
 	}
 	c := softmaxWeights(f[:N-1], 1)

@@ -8,6 +8,7 @@ import (
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn"
+	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )
@@ -62,8 +63,8 @@ func (a *pada) Step(r *method.Run, epoch int) error {
 	if err != nil {
 		return err
 	}
-	p := (float64(epoch-1)*float64(r.Steps) + float64(r.CurrentStep)) / (float64(r.Train.Epochs) * float64(r.Steps))
-	coef := 2/(1+math.Exp(-a.s.Ramp*p)) - 1
+	p := (float64(float64(epoch-1)*float64(r.Steps)) + float64(r.CurrentStep)) / (float64(r.Train.Epochs) * float64(r.Steps))
+	coef := 2/(1+numerics.Exp(-a.s.Ramp*p)) - 1
 	zr := autodiff.GradReverse(bb.z, float32(coef))
 	ls, err := nn.BCEWithLogits(a.net.Forward(bb.sources(zr)), autodiff.Full[float32](1, T*B, 1), nn.None)
 	if err != nil {
