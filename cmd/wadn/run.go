@@ -16,6 +16,7 @@ import (
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/internal/datadir"
+	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn/experiment"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/trainer"
@@ -42,7 +43,7 @@ type runFlags struct {
 }
 
 // planFlags are the flags of wadn run that set the plan's keys.
-var planFlags = []string{"dataset", "target", "sources", "scenario", "method", "seeds", "epochs"}
+var planFlags = []string{"dataset", "target", "sources", "scenario", "method", "seeds", "epochs", "numerics"}
 
 func newRunFlags(c *command, e *env) *runFlags {
 	r := &runFlags{fs: newFlagSet(c, e)}
@@ -55,6 +56,7 @@ func newRunFlags(c *command, e *env) *runFlags {
 	fs.String("method", "wadn", methodHelp())
 	fs.String("seeds", "0", "comma-separated seeds, one run each")
 	fs.String("epochs", "", "epochs per run (default: the paper's, 50 for amazon, 60 for digits)")
+	fs.String("numerics", "default", "numerics mode: default (fastest on this machine) or reference (the same bits on every platform; see docs/numerics.md)")
 	fs.StringVar(&r.dataDir, "data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+"; amazon falls back to the copy embedded in the binary)")
 	fs.StringVar(&r.out, "out", "runs", "directory of the run directories, one per run, named by the run's identity")
 	fs.BoolVar(&r.resume, "resume", false, "continue every unfinished run recorded under --out, with the settings it recorded (give no settings)")
@@ -112,14 +114,16 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	kernel.SetThreads(r.threads)
-	// Runs from other data directories (a resumed tree) run apart.
+	// Runs from other data directories or in other numerics modes (a
+	// resumed tree) run apart.
+	type groupKey struct {
+		dir  string
+		mode numerics.Mode
+	}
 	var groups [][]*experiment.Spec
-	byDir := map[string]int{}
+	byDir := map[groupKey]int{}
 	for _, s := range specs {
-		d := dataDirs[s]
-		if s.Dataset.Embedded && d == "" {
-			d = ""
-		}
+		d := groupKey{dataDirs[s], s.Numerics}
 		i, ok := byDir[d]
 		if !ok {
 			i = len(groups)
@@ -138,8 +142,8 @@ func runRun(ctx context.Context, e *env, args []string) error {
 			}
 			where = "the embedded copy"
 		}
-		fmt.Fprintf(e.stderr, "%d run(s), %d at a time, %d threads (%s kernels); data from %s; output under %s\n",
-			len(g), min(r.jobs, len(g)), kernel.Threads(), kernel.Impl(), where, r.out)
+		fmt.Fprintf(e.stderr, "%d run(s), %d at a time, %d threads (%s kernels, %s numerics); data from %s; output under %s\n",
+			len(g), min(r.jobs, len(g)), kernel.Threads(), kernel.Impl(), g[0].Numerics, where, r.out)
 		rn := &experiment.Runner{Out: r.out, DataDir: dir, Jobs: r.jobs, Wait: r.wait, KeepCheckpoints: r.keep, AllowUnverified: r.loose}
 		several := cells(g) > 1
 		rn.Note = func(s *experiment.Spec, msg string) {

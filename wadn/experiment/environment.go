@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
+	"github.com/wadn-go/wadn/numerics"
 )
 
 // Environment records where and with what a run (or a part of it) was
@@ -18,6 +19,7 @@ type Environment struct {
 	Platform  string    `json:"platform"` // GOOS/GOARCH
 	Kernels   string    `json:"kernels"`  // the float32 kernels: avx512, avx2 or go
 	Threads   int       `json:"threads"`  // the kernels' worker threads
+	Numerics  string    `json:"numerics"` // the numerics mode: default or reference
 	Host      string    `json:"host"`
 	Started   time.Time `json:"started"`
 	Finished  time.Time `json:"finished"`
@@ -27,7 +29,7 @@ type Environment struct {
 // environment returns this process's environment, started now.
 func environment() Environment {
 	e := Environment{Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
-		Kernels: kernel.Impl(), Threads: kernel.Threads(), Started: time.Now().UTC()}
+		Kernels: kernel.Impl(), Threads: kernel.Threads(), Numerics: numerics.Get().String(), Started: time.Now().UTC()}
 	e.Host, _ = os.Hostname()
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		e.Module = bi.Main.Path + "@" + bi.Main.Version

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/settings"
+	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn/dataset"
 )
 
@@ -41,10 +42,13 @@ type Plan struct {
 	// Out and DataDir are where the runs go and where their data come from,
 	// when the file says.
 	Out, DataDir string
+	// Numerics is the numerics mode of every run (key "numerics":
+	// "default" or "reference").
+	Numerics numerics.Mode
 }
 
 // planKeys are the keys of an experiment file that are not settings.
-var planKeys = []string{"dataset", "scenario", "method", "target", "sources", "seeds", "out", "data"}
+var planKeys = []string{"dataset", "scenario", "method", "target", "sources", "seeds", "out", "data", "numerics"}
 
 // ReadPlan reads an experiment file. An error names the key at fault.
 func ReadPlan(r io.Reader) (*Plan, error) {
@@ -100,6 +104,15 @@ func ReadPlan(r io.Reader) (*Plan, error) {
 			if err := json.Unmarshal(v, f.dst); err != nil {
 				return nil, fmt.Errorf("%q: want a directory name, have %s", f.key, v)
 			}
+		}
+	}
+	if v, ok := raw["numerics"]; ok {
+		var name string
+		if err := json.Unmarshal(v, &name); err != nil {
+			return nil, fmt.Errorf(`"numerics": want "default" or "reference", have %s`, v)
+		}
+		if p.Numerics, err = numerics.Parse(name); err != nil {
+			return nil, fmt.Errorf(`"numerics": %w`, err)
 		}
 	}
 	for k, v := range raw {
@@ -204,6 +217,12 @@ func (p *Plan) Set(key, value string) error {
 		p.Out = value
 	case "data":
 		p.DataDir = value
+	case "numerics":
+		m, err := numerics.Parse(value)
+		if err != nil {
+			return err
+		}
+		p.Numerics = m
 	default:
 		if p.Settings == nil {
 			p.Settings = map[string][]json.RawMessage{}
@@ -293,6 +312,7 @@ func (p *Plan) Specs() ([]*Spec, error) {
 								return nil, err
 							}
 							s.Target, s.Sources, s.Seed = target, slices.Clone(p.Sources), seed
+							s.Numerics = p.Numerics
 							for i := 0; i < len(c); i += 2 {
 								j, _ := strconv.Atoi(c[i+1])
 								if err := s.SetJSON(c[i], p.Settings[c[i]][j]); err != nil {

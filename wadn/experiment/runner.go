@@ -16,6 +16,7 @@ import (
 	"github.com/wadn-go/wadn/internal/lock"
 	"github.com/wadn-go/wadn/internal/settings"
 	"github.com/wadn-go/wadn/nn/checkpoint"
+	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
@@ -65,9 +66,15 @@ type Outcome struct {
 // every running run has saved its state. When a run fails, the runs beside
 // it are stopped (saving, as if interrupted), no other is started, and the
 // failure is returned with the outcomes of the runs before it.
+//
+// The numerics mode is process-wide: the specs must all have the same
+// Numerics, which Run sets (numerics.Set) for its duration and then restores.
 func (rn *Runner) Run(ctx context.Context, specs []*Spec) ([]*Outcome, error) {
 	seen := map[string]int{}
 	for i, s := range specs {
+		if s.Numerics != specs[0].Numerics {
+			return nil, fmt.Errorf("runs 1 and %d train in different numerics modes (%s, %s): run them apart", i+1, specs[0].Numerics, s.Numerics)
+		}
 		if err := s.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Method.Name, err)
 		}
@@ -78,6 +85,9 @@ func (rn *Runner) Run(ctx context.Context, specs []*Spec) ([]*Outcome, error) {
 		seen[k] = i
 	}
 	n := len(specs)
+	if n > 0 {
+		defer numerics.Set(numerics.Set(specs[0].Numerics))
+	}
 	outs, errs := make([]*Outcome, n), make([]error, n)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -162,7 +172,12 @@ func (rn *Runner) Domains(s *Spec) ([]data.Domain, error) {
 
 // RunOne trains one run in its directory (see Runner) and returns its
 // outcome.
+//
+// The process must be in the spec's numerics mode (Run sets it).
 func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
+	if m := numerics.Get(); m != s.Numerics {
+		return nil, fmt.Errorf("seed %d trains in the %s numerics mode, but the process is in the %s mode", s.Seed, s.Numerics, m)
+	}
 	domains, err := rn.Domains(s)
 	if err != nil {
 		return nil, err

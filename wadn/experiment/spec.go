@@ -17,6 +17,7 @@ import (
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/settings"
+	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn"
 	"github.com/wadn-go/wadn/wadn/baselines"
 	"github.com/wadn-go/wadn/wadn/dataset"
@@ -38,6 +39,11 @@ type Spec struct {
 	Scenario data.Scenario
 	Method   method.Spec
 	Seed     uint64
+	// Numerics is the numerics mode the run trains in (package numerics).
+	// It is not a setting: the default mode leaves the identity as it
+	// was, the reference mode is part of it (Identity.Numerics) and of the
+	// Label, so runs in different modes never share a directory or a row.
+	Numerics numerics.Mode
 
 	Train  method.Train     // the training settings every method reads
 	Data   dataset.Settings // the data set's settings
@@ -154,6 +160,9 @@ func (s *Spec) Label() string {
 	if s.Sources != nil {
 		items = append(items, "sources "+strings.Join(s.Sources, ","))
 	}
+	if s.Numerics != numerics.Default {
+		items = append(items, "numerics "+s.Numerics.String())
+	}
 	return strings.Join(items, ", ")
 }
 
@@ -194,6 +203,9 @@ func (s *Spec) File() map[string]any {
 	if s.Sources != nil {
 		f["sources"] = s.Sources
 	}
+	if s.Numerics != numerics.Default {
+		f["numerics"] = s.Numerics.String()
+	}
 	return f
 }
 
@@ -213,6 +225,10 @@ type Identity struct {
 	// sets that were waived (data.LoadOptions.AllowUnverified); nil when
 	// every check passed.
 	Unverified []string `json:"unverified,omitempty"`
+	// Numerics is the numerics mode, "" for the default mode (so that the
+	// identities of runs in the default mode are those of before the mode
+	// existed), "reference" for the reference mode.
+	Numerics string `json:"numerics,omitempty"`
 }
 
 // Key returns a short hash of the identity: the same for the same identity,
@@ -240,6 +256,9 @@ func (s *Spec) Identity(domains []data.Domain) (*Identity, error) {
 	}
 	id := &Identity{Dataset: s.Dataset.Name, Target: s.Target, Scenario: s.Scenario.String(), Method: s.Method.Name,
 		Seed: s.Seed, Settings: settings.Recorded(s.Fields()), Data: map[string]string{}}
+	if s.Numerics != numerics.Default {
+		id.Numerics = s.Numerics.String()
+	}
 	for _, d := range picked {
 		if d.Name != s.Target {
 			id.Sources = append(id.Sources, d.Name)
@@ -265,6 +284,11 @@ func SpecOf(id *Identity) (*Spec, error) {
 		return nil, err
 	}
 	s.Target, s.Seed = id.Target, id.Seed
+	if id.Numerics != "" {
+		if s.Numerics, err = numerics.Parse(id.Numerics); err != nil {
+			return nil, err
+		}
+	}
 	// Sources chosen are kept; the default, every other domain loaded, is nil.
 	var others []string
 	for _, d := range ds.Loaded {
