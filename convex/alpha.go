@@ -314,8 +314,50 @@ func newNLL(ar *arena, c blas64.General, p, lin []float64) *nllObj {
 
 func vec(v []float64) blas64.Vector { return blas64.Vector{N: len(v), Inc: 1, Data: v} }
 
+// gemv sets y = alpha*op(c)*x + beta*y, op(c) = c or, when trans, its
+// transpose (y is not read when beta is zero). In the default numerics mode
+// it is blas64.Gemv; in the reference mode it is
+//
+//	for i: s := 0.0; for j in order: s += float64(op(c)[i][j]*x[j])
+//	       y[i] = float64(alpha*s) + float64(beta*y[i])
+//
+// with the same bits on every platform (gonum's Gemv runs assembly on some
+// architectures and fused Go on others).
+func gemv(trans bool, alpha float64, c blas64.General, x []float64, beta float64, y []float64) {
+	if !numerics.IsReference() {
+		t := blas.NoTrans
+		if trans {
+			t = blas.Trans
+		}
+		blas64.Gemv(t, alpha, c, vec(x), beta, vec(y))
+		return
+	}
+	rows, cols := c.Rows, c.Cols
+	if trans {
+		rows, cols = cols, rows
+	}
+	x, y = x[:cols], y[:rows]
+	for i := range y {
+		var s float64
+		for j, v := range x {
+			var e float64
+			if trans {
+				e = c.Data[j*c.Stride+i]
+			} else {
+				e = c.Data[i*c.Stride+j]
+			}
+			s += float64(e * v)
+		}
+		if beta == 0 {
+			y[i] = float64(alpha * s)
+		} else {
+			y[i] = float64(alpha*s) + float64(beta*y[i])
+		}
+	}
+}
+
 func (o *nllObj) value(x []float64) (float64, bool) {
-	blas64.Gemv(blas.NoTrans, 1, o.c, vec(x), 0, vec(o.q))
+	gemv(false, 1, o.c, x, 0, o.q)
 	f := 0.0
 	for i, q := range o.q {
 		if !(q > 0) {
@@ -337,7 +379,7 @@ func (o *nllObj) grad(x, g []float64) (float64, bool) {
 	for i, q := range o.q {
 		o.r[i] = -o.p[i] / q
 	}
-	blas64.Gemv(blas.Trans, 1, o.c, vec(o.r), 0, vec(g))
+	gemv(true, 1, o.c, o.r, 0, g)
 	for i := range g {
 		g[i] += o.lin[i]
 	}
@@ -347,7 +389,7 @@ func (o *nllObj) grad(x, g []float64) (float64, bool) {
 // hess is Cᵀ·diag(p/q²)·C, formed as B·Bᵀ with B = Cᵀ·diag(sqrt(p)/q).
 func (o *nllObj) hess(x, h []float64) {
 	m, n := o.c.Rows, o.c.Cols
-	blas64.Gemv(blas.NoTrans, 1, o.c, vec(x), 0, vec(o.q))
+	gemv(false, 1, o.c, x, 0, o.q)
 	for y, q := range o.q {
 		o.r[y] = math.Sqrt(o.p[y]) / q
 	}
@@ -386,7 +428,7 @@ func newLSQ(ar *arena, c blas64.General, p, lin []float64) *lsqObj {
 
 func (o *lsqObj) value(x []float64) (float64, bool) {
 	copy(o.r, o.p)
-	blas64.Gemv(blas.NoTrans, 1, o.c, vec(x), -1, vec(o.r))
+	gemv(false, 1, o.c, x, -1, o.r)
 	f := 0.0
 	for _, d := range o.r {
 		f += float64(d * d)
@@ -402,7 +444,7 @@ func (o *lsqObj) grad(x, g []float64) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	blas64.Gemv(blas.Trans, 2, o.c, vec(o.r), 0, vec(g))
+	gemv(true, 2, o.c, o.r, 0, g)
 	for i := range g {
 		g[i] += o.lin[i]
 	}
