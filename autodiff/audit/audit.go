@@ -141,11 +141,13 @@ func Count(results []Result) (passed, failed, na int) {
 
 // Checks returns the full registry: the gradient checks of every operator
 // (OperatorChecks of Operators), the exact checks of Norm at a zero row,
-// the kernel checks (KernelChecks), the float32 convolution checks
+// the kernel checks (KernelChecks), the checks of the reference numerics
+// mode (ReferenceChecks), the float32 convolution checks
 // (ConvChecks) and the float32 pooling checks (MaxPoolChecks).
 func Checks() []Check {
 	out := append(OperatorChecks(Operators()), normChecks()...)
 	out = append(out, KernelChecks()...)
+	out = append(out, ReferenceChecks()...)
 	out = append(out, ConvChecks()...)
 	return append(out, MaxPoolChecks()...)
 }

@@ -15,13 +15,15 @@ import (
 
 	"github.com/wadn-go/wadn/autodiff/audit"
 	"github.com/wadn-go/wadn/autodiff/kernel"
+	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/numerics/fingerprint"
 )
 
 func init() {
 	register(&command{
 		name:    "audit",
-		summary: "check operator gradients and SIMD kernels on this machine",
-		usage:   "[--json] [--seed N] [--only REGEX]",
+		summary: "check operator gradients and SIMD kernels on this machine, or print the numerics fingerprint",
+		usage:   "[--json] [--seed N] [--only REGEX] | --fingerprint [--numerics MODE] [--threads N] [--trace] [--json]",
 		run:     runAudit,
 	})
 }
@@ -59,6 +61,10 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	seed := fs.Uint64("seed", 1, "seed of the random inputs")
 	only := fs.String("only", "", "run only the checks whose \"operator check\" name matches this regular expression")
+	fp := fs.Bool("fingerprint", false, "train the fixed small problem of the fingerprint and print its SHA-256 with the mode and platform (the same on every platform in the reference mode)")
+	mode := fs.String("numerics", "reference", "numerics mode of --fingerprint: reference or default")
+	threads := fs.Int("threads", 0, "worker threads of the kernels for --fingerprint (0: all cores)")
+	trace := fs.Bool("trace", false, "with --fingerprint, write what the hashes are made of to stderr, line by line (epoch logs, each parameter's hash, the conv losses), to find where two platforms part")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -69,6 +75,34 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "wadn audit: unexpected argument %q\n", fs.Arg(0))
 		fs.Usage()
 		return errUsage
+	}
+	if *fp {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if set["seed"] || set["only"] {
+			fmt.Fprintf(e.stderr, "wadn audit: --fingerprint takes no --seed or --only: its problem is fixed\n")
+			return errUsage
+		}
+		m, err := numerics.Parse(*mode)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "wadn audit: --numerics: %v\n", err)
+			return errUsage
+		}
+		if *threads < 0 {
+			fmt.Fprintf(e.stderr, "wadn audit: --threads %d: want a positive count, or 0 for all cores\n", *threads)
+			return errUsage
+		}
+		var tw io.Writer
+		if *trace {
+			tw = e.stderr
+		}
+		return printFingerprint(ctx, e, m, *threads, *asJSON, tw)
+	}
+	for _, name := range []string{"numerics", "threads", "trace"} {
+		if f := fs.Lookup(name); f.Value.String() != f.DefValue {
+			fmt.Fprintf(e.stderr, "wadn audit: --%s is a flag of --fingerprint\n", name)
+			return errUsage
+		}
 	}
 	opts := audit.Options{Seed: *seed}
 	if *only != "" {
@@ -135,4 +169,32 @@ func printAuditTable(w io.Writer, results []audit.Result) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3g\t%s\t%s\n", r.Op, r.Check, maxErr, r.Tol, r.Verdict, detail)
 	}
 	tw.Flush()
+}
+
+// printFingerprint trains the fingerprint's problem in mode m with the given
+// kernel threads (writing its trace to trace, if not nil) and prints the result: a first line "fingerprint SUM" that
+// scripts compare, then what it was computed on.
+func printFingerprint(ctx context.Context, e *env, m numerics.Mode, threads int, asJSON bool, trace io.Writer) error {
+	defer numerics.Set(numerics.Set(m))
+	defer kernel.SetThreads(kernel.SetThreads(threads))
+	start := time.Now()
+	r, err := fingerprint.RunTrace(ctx, trace)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		return enc.Encode(struct {
+			Fingerprint string `json:"fingerprint"`
+			*fingerprint.Result
+			Seconds float64 `json:"seconds"`
+		}{r.Sum(), r, time.Since(start).Seconds()})
+	}
+	fmt.Fprintf(e.stdout, "fingerprint %s\n", r.Sum())
+	fmt.Fprintf(e.stdout, "numerics    %s\n", r.Numerics)
+	fmt.Fprintf(e.stdout, "platform    %s, %s kernels, %d threads\n", r.Platform, r.Kernels, r.Threads)
+	fmt.Fprintf(e.stdout, "weights     %s\n", r.Weights)
+	fmt.Fprintf(e.stdout, "losses      %s\n", r.Losses)
+	fmt.Fprintf(e.stdout, "training    %d steps, last epoch loss %v, %.1f s\n", r.Steps, r.Loss, time.Since(start).Seconds())
+	return nil
 }

@@ -183,6 +183,9 @@ type Result struct {
 	Alpha     [][]float64 // final alpha per source
 	TrueAlpha [][]float64 // the task's true label ratios T(y)/S_t(y)
 	Lambda    []float64   // final lambda
+	// Params are the trained parameters (Run.Params): the extractor's, the
+	// classifier's and the method's own.
+	Params []nn.Param[float32]
 }
 
 // Execute trains algo, the algorithm of a method, on task with network net
@@ -221,7 +224,7 @@ func Execute(ctx context.Context, algo Algorithm, task *data.Task, sc data.Scena
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Alpha: r.Alpha, Lambda: r.Lambda, History: history, TrueAlpha: r.TrueAlpha()}
+	res := &Result{Alpha: r.Alpha, Lambda: r.Lambda, History: history, TrueAlpha: r.TrueAlpha(), Params: r.params}
 	if n := len(history); n > 0 {
 		res.Accuracy = history[n-1].Accuracy
 	}
