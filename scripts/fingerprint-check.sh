@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Checks that the reference numerics mode trains to the same bits on every
+# platform: builds wadn for linux/amd64 (SIMD and -tags purego), linux/386,
+# linux/arm64, linux/riscv64 and js/wasm, runs "wadn audit --fingerprint" on
+# each (natively, under qemu-user, under node), and fails if two fingerprints
+# differ. A platform whose runner is missing (no qemu-user, no node) is
+# skipped, saying so; FINGERPRINT_REQUIRE_ALL=1 makes that a failure too.
+#
+# Usage: scripts/fingerprint-check.sh [WORKDIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+work=${1:-$(mktemp -d /tmp/wadn-fingerprint.XXXXXX)}
+mkdir -p "$work"
+export CGO_ENABLED=0
+
+goroot=$(go env GOROOT)
+wasm_exec=""
+for f in "$goroot/lib/wasm/wasm_exec_node.js" "$goroot/misc/wasm/wasm_exec_node.js"; do
+	if [ -f "$f" ]; then wasm_exec=$f; break; fi
+done
+
+# runner prints the command prefix that runs a binary of the target, or
+# nothing when this machine has none.
+runner() {
+	case $1 in
+	native) echo "" ;;
+	linux/386)
+		# amd64 Linux kernels run 386 binaries; elsewhere qemu-i386.
+		if [ "$(go env GOHOSTARCH)" = amd64 ] && [ "$(go env GOHOSTOS)" = linux ]; then echo ""
+		else command -v qemu-i386-static || command -v qemu-i386 || echo "-"; fi ;;
+	linux/arm64) command -v qemu-aarch64-static || command -v qemu-aarch64 || echo "-" ;;
+	linux/riscv64) command -v qemu-riscv64-static || command -v qemu-riscv64 || echo "-" ;;
+	js/wasm)
+		if [ -n "$wasm_exec" ] && command -v node >/dev/null 2>&1; then echo "node $wasm_exec"; else echo "-"; fi ;;
+	esac
+}
+
+# name|GOOS/GOARCH|build tags|threads
+targets=(
+	"amd64|linux/amd64||2"
+	"amd64-1thread|linux/amd64||1"
+	"amd64-purego|linux/amd64|purego|2"
+	"386|linux/386||2"
+	"arm64|linux/arm64||2"
+	"riscv64|linux/riscv64||2"
+	"wasm|js/wasm||1"
+)
+
+declare -A sums
+first=""
+failed=0
+skipped=()
+for t in "${targets[@]}"; do
+	IFS='|' read -r name platform tags threads <<<"$t"
+	bin="$work/wadn-$name"
+	case $name in amd64-1thread) bin="$work/wadn-amd64" ;; esac
+	if [ ! -f "$bin" ]; then
+		GOOS=${platform%/*} GOARCH=${platform#*/} go build -tags "$tags" -o "$bin" ./cmd/wadn
+	fi
+	kind=$platform
+	if [ "$platform" = "$(go env GOHOSTOS)/$(go env GOHOSTARCH)" ]; then kind=native; fi
+	run=$(runner "$kind")
+	if [ "$run" = "-" ]; then
+		echo "   $name: skipped (no way to run $platform here: install qemu-user-static, nodejs)"
+		skipped+=("$name")
+		continue
+	fi
+	start=$(date +%s)
+	# shellcheck disable=SC2086 # the runner is a command and its arguments
+	if ! out=$($run "$bin" audit --fingerprint --threads "$threads" 2>"$work/$name.err"); then
+		echo "   $name: wadn audit --fingerprint failed:"; cat "$work/$name.err"; failed=1; continue
+	fi
+	sum=$(echo "$out" | awk '/^fingerprint /{print $2}')
+	sums[$name]=$sum
+	printf '   %-14s %s  (%s, %ss)\n' "$name" "$sum" "$(echo "$out" | awk '/^platform /{$1=""; print substr($0,2)}')" $(( $(date +%s) - start ))
+	if [ -z "$first" ]; then
+		first=$name
+	elif [ "$sum" != "${sums[$first]}" ]; then
+		echo "   $name differs from $first; the first lines where their traces part:"
+		# shellcheck disable=SC2086
+		$run "$bin" audit --fingerprint --threads "$threads" --trace 2>"$work/$name.trace" >/dev/null || true
+		"$work/wadn-amd64" audit --fingerprint --threads 1 --trace 2>"$work/amd64.trace" >/dev/null || true
+		diff "$work/amd64.trace" "$work/$name.trace" | head -6 | cut -c1-300 || true
+		failed=1
+	fi
+done
+
+if [ "$failed" != 0 ]; then
+	echo "fingerprint check FAILED (binaries and traces in $work)"
+	exit 1
+fi
+if [ ${#skipped[@]} -gt 0 ] && [ "${FINGERPRINT_REQUIRE_ALL:-}" = 1 ]; then
+	echo "fingerprint check FAILED: skipped ${skipped[*]}"
+	exit 1
+fi
+echo "fingerprint check passed: ${#sums[@]} platforms agree${skipped:+ (skipped: ${skipped[*]})}"
