@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/nets"
@@ -88,6 +89,13 @@ func BenchmarkAmazonStep(b *testing.B) {
 	benchStep(b, amazonBenchTask(), dataset.Amazon, &net, 0)
 }
 
+// BenchmarkAmazonStepReference is BenchmarkAmazonStep in the reference
+// numerics mode (package numerics).
+func BenchmarkAmazonStepReference(b *testing.B) {
+	defer numerics.Set(numerics.Set(numerics.Reference))
+	BenchmarkAmazonStep(b)
+}
+
 // BenchmarkAmazonStepPaperLayout times the same step with the layout of the
 // paper's text and of the PyTorch reference timing: extractor 5000 -> 1000,
 // classifier and three critics MLPs 1000 -> 500 -> 100 (7.2 M parameters).
@@ -114,4 +122,11 @@ func digitsBenchTask() *data.Task {
 	return &data.Task{Dataset: "digits", Target: "t", NumClasses: 10,
 		Sources:     []data.Subset{benchImages("a", 256, 1), benchImages("b", 256, 2), benchImages("c", 256, 3)},
 		TargetTrain: benchImages("t", 256, 4), TargetTest: benchImages("t", 16, 5)}
+}
+
+// BenchmarkDigitsStepReference is BenchmarkDigitsStep in the reference
+// numerics mode (package numerics): the convolutions run direct.
+func BenchmarkDigitsStepReference(b *testing.B) {
+	defer numerics.Set(numerics.Set(numerics.Reference))
+	BenchmarkDigitsStep(b)
 }

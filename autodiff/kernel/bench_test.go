@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/wadn-go/wadn/numerics"
 )
 
 // gemmBenchShapes are the shapes the framework spends its time in: square,
@@ -41,6 +43,13 @@ func BenchmarkGemm(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkGemmReference is BenchmarkGemm in the reference numerics mode
+// (package numerics), whose kernel is the same under every implementation.
+func BenchmarkGemmReference(b *testing.B) {
+	defer numerics.Set(numerics.Set(numerics.Reference))
+	BenchmarkGemm(b)
 }
 
 func benchGemm(b *testing.B, transA, transB bool, m, n, k, threads int) {

@@ -76,9 +76,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *fp {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		if set["seed"] || set["only"] {
 			fmt.Fprintf(e.stderr, "wadn audit: --fingerprint takes no --seed or --only: its problem is fixed\n")
 			return errUsage
@@ -99,7 +99,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		return printFingerprint(ctx, e, m, *threads, *asJSON, tw)
 	}
 	for _, name := range []string{"numerics", "threads", "trace"} {
-		if f := fs.Lookup(name); f.Value.String() != f.DefValue {
+		if set[name] {
 			fmt.Fprintf(e.stderr, "wadn audit: --%s is a flag of --fingerprint\n", name)
 			return errUsage
 		}
