@@ -73,18 +73,32 @@ const (
 	nrGo = 4
 )
 
-// blockingRef is the blocking of the reference numerics mode, the same for
-// float32 and float64 and for every implementation. Its kc fixes the order of
-// the sums: each element of C is the sum over p of the rounded products
-// op(A)(i,p)*op(B)(p,j), in order of p within each block of kBlock(blockingRef,
-// k) values of p, each block's sum added to C in order of the blocks (see
-// Gemm). mr, nr, mc and nc change no result, only the speed.
-var blockingRef = blocking{mr: mrGo, nr: nrGo, mc: mcGo, kc: kcGo, nc: ncGo, ref: true}
+// blockingRef is the blocking of the reference numerics mode in Go, for
+// float32 and float64. Its kc (kcRef) fixes the order of the sums: each
+// element of C is the sum over p of the rounded products op(A)(i,p)*op(B)(p,j),
+// in order of p within each block of kBlock(blockingRef, k) values of p, each
+// block's sum added to C in order of the blocks (see Gemm). mr, nr, mc and nc
+// change no result, only the speed: blockingRefAVX2, the float32 blocking of
+// the mode under "avx2" and "avx512", has other tiles and the same kc.
+var blockingRef = blocking{mr: mrGo, nr: nrGo, mc: mcGo, kc: kcRef, nc: ncGo, ref: true}
+
+// kcRef is the depth of the k blocks of the reference mode. Changing it
+// changes the mode's results (and its fingerprint).
+const kcRef = 256
+
+// blockingRefAVX2 runs the reference order on the AVX2 6x16 tile without
+// fused multiply-adds (sgemmKernel6x16Ref).
+func blockingRefAVX2() blocking {
+	return blocking{mr: 6, nr: 16, mc: mcAVX2, kc: kcRef, nc: ncAVX2, asm: kernel6x16Ref(), ref: true}
+}
 
 // blockingFor returns the micro-kernel and blocks for element type T under the
 // current implementation, or those of the reference numerics mode.
 func blockingFor[T Float]() blocking {
 	if numerics.IsReference() {
+		if is32[T]() && current.Load() != implGo && haveAVX2 {
+			return blockingRefAVX2()
+		}
 		return blockingRef
 	}
 	if !is32[T]() {
@@ -338,11 +352,11 @@ func GemmPacked[T Float](p *PackedA[T], transB bool, n int, b []T, ldb int, beta
 	putScratch(s)
 }
 
-// packKey identifies the packing layout in use: the implementation, or -1
-// in the reference numerics mode.
+// packKey identifies the packing layout in use: the implementation, or
+// -1 minus the implementation in the reference numerics mode.
 func packKey() int32 {
 	if numerics.IsReference() {
-		return -1
+		return -1 - current.Load()
 	}
 	return current.Load()
 }

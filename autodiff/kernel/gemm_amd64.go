@@ -22,6 +22,15 @@ func sgemmKernel8x48(k int, a, b, c *float32, ldc int, beta float32)
 //go:noescape
 func sgemmKernel6x16(k int, a, b, c *float32, ldc int, beta float32)
 
+// sgemmKernel6x16Ref is gemmKernel2x4Ref's order on a 6x16 tile in AVX2,
+// without fused multiply-adds: sgemmKernelGo(6, 16, k, a, b, c, ldc, beta)
+// with every product, and beta*c, rounded before it is added.
+//
+//go:noescape
+func sgemmKernel6x16Ref(k int, a, b, c *float32, ldc int, beta float32)
+
+func kernel6x16Ref() asmKernel { return sgemmKernel6x16Ref }
+
 func kernel8x48() asmKernel { return sgemmKernel8x48 }
 func kernel6x16() asmKernel { return sgemmKernel6x16 }
 

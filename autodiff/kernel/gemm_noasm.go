@@ -11,6 +11,8 @@ const (
 func kernel8x48() asmKernel { return nil }
 func kernel6x16() asmKernel { return nil }
 
+func kernel6x16Ref() asmKernel { return nil }
+
 func transpose8(dst *float32, ds int, src *float32, ss int, kb int, scale float32) {
 	transpose8Go(dst, ds, src, ss, kb, scale)
 }

@@ -13,6 +13,13 @@
 // implementation ("go" included) so tests and the numerics audit can compare
 // them. Other platforms run Go only.
 //
+// In the reference numerics mode (package numerics) every kernel follows one
+// order of operations with every product rounded, the same under every
+// implementation, thread count and platform: Gemm's is written in its doc
+// comment, the element-wise kernels' in theirs (without the assembly, but for
+// Gemm's float32 tile, whose AVX2 twin sgemmKernel6x16Ref adds rounded
+// products in the same order).
+//
 // The kernels trust their callers: lengths and strides are checked up front
 // and a mismatch panics with a fixed message naming the argument, as in BLAS.
 // Callers such as package autodiff validate user input and return errors
