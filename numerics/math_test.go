@@ -73,6 +73,8 @@ func TestPortableSpecial(t *testing.T) {
 		{"Log(-1)", PortableLog(-1), 0, true},
 		{"Log(+Inf)", PortableLog(inf), inf, false},
 		{"Log(1)", PortableLog(1), 0, false},
+		// math.Log gives -709.09 here on amd64, whose assembly does not
+		// normalise subnormal inputs; the arm64 build of math gives this.
 		{"Log(subnormal)", PortableLog(5e-324), -744.4400719213812, false},
 		{"Tanh(100)", PortableTanh(100), 1, false},
 		{"Tanh(-100)", PortableTanh(-100), -1, false},
