@@ -364,7 +364,7 @@ func (a *algo) EndEpoch(r *method.Run, epoch int, log *method.EpochLog) error {
 			c1 = 0
 		}
 		for t := range T {
-			W[t] = cfg.Eps * log.Explicit[t]
+			W[t] = float64(cfg.Eps * log.Explicit[t])
 			if cfg.LambdaDistance == Both {
 				W[t] += float64((1 - cfg.Eps) * log.Implicit[t])
 			}
