@@ -1,11 +1,13 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/numerics"
 )
@@ -31,7 +33,49 @@ func ReferenceChecks() []Check {
 	out = append(out, Check{Op: "kernel.*", Kind: "reference: every implementation", Tol: tolExact,
 		Notes: "each kernel of the mode under every available implementation: the same bits as under go",
 		Run:   referenceImplsCheck})
+	out = append(out, Check{Op: "Conv2d", Kind: "reference vs float64", Tol: tolConvDirect,
+		Notes: "y, dx, dw of the Winograd-sized cases, direct, against float64 (error relative to the sum of |terms|); with the Winograd algorithm set the mode must give the same bits",
+		Run:   referenceConvCheck})
 	return out
+}
+
+// referenceConvCheck runs the convolution checks in the reference mode under
+// the fastest implementation, and checks that setting a Winograd algorithm
+// changes no bit: the mode always runs direct.
+func referenceConvCheck(seed uint64) (float64, string, error) {
+	var e float64
+	var detail string
+	var err error
+	impl := kernel.Available()[0]
+	inReference(func() {
+		e, detail, err = convCheck(autodiff.ConvDirect, impl, rand.New(rand.NewPCG(seed, 7)))
+		if err != nil {
+			return
+		}
+		r := rand.New(rand.NewPCG(seed, 8))
+		for _, cs := range convCases {
+			d := newConvData(cs, 0, r)
+			var direct, wino [3][]float32
+			err = under(impl, func() {
+				var e1, e2 error
+				direct[0], direct[1], direct[2], e1 = d.run(autodiff.ConvDirect)
+				wino[0], wino[1], wino[2], e2 = d.run(autodiff.ConvWinograd5)
+				err = errors.Join(e1, e2)
+			})
+			if err != nil {
+				return
+			}
+			for k, name := range []string{"y", "dx", "dw"} {
+				for i := range direct[k] {
+					if math.Float32bits(direct[k][i]) != math.Float32bits(wino[k][i]) {
+						e, detail = math.Inf(1), fmt.Sprintf("%v: %s[%d] is %g with Winograd set, %g direct", cs, name, i, wino[k][i], direct[k][i])
+						return
+					}
+				}
+			}
+		}
+	})
+	return e, detail, err
 }
 
 // inReference runs f in the reference numerics mode, then restores the mode.
