@@ -169,8 +169,8 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 	if !*quiet {
 		rn.Progress = progressPrinter(e.stderr, true)
 	}
-	fmt.Fprintf(e.stderr, "%d task(s), %d at a time, %d threads (%s kernels); output under %s\n",
-		len(specs), min(*jobs, len(specs)), kernel.Threads(), kernel.Impl(), *out)
+	fmt.Fprintf(e.stderr, "%d task(s), %d at a time, %d threads (%s kernels, %s numerics); output under %s\n",
+		len(specs), min(*jobs, len(specs)), kernel.Threads(), kernel.Impl(), specs[0].Numerics, *out)
 	outs, err := rn.Run(ctx, specs)
 	if errors.Is(err, trainer.ErrInterrupted) {
 		fmt.Fprintf(e.stderr, "interrupted; every run saved its state: the same command continues it\n")
