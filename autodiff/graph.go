@@ -41,6 +41,7 @@ func newOp[T kernel.Float](name string, out *Tensor[T], inputs []*Tensor[T], bw 
 		n.backward = bw
 	}
 	out.node = n
+	trace(name, out)
 	return out
 }
 
@@ -224,6 +225,11 @@ func (e *engine[T]) run(ys, seeds, xs []*Tensor[T], createGraph bool) ([]*Tensor
 		n := t.node
 		seq0 := seqCounter.Load()
 		grads := n.backward(g, createGraph)
+		if tracer.Load() != nil {
+			for _, gi := range grads {
+				trace(n.name+" backward", gi)
+			}
+		}
 		if len(grads) != len(n.inputs) {
 			panic(fmt.Sprintf("autodiff: backward of %s returned %d gradients for %d inputs", n.name, len(grads), len(n.inputs)))
 		}

@@ -64,7 +64,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	fp := fs.Bool("fingerprint", false, "train the fixed small problem of the fingerprint and print its SHA-256 with the mode and platform (the same on every platform in the reference mode)")
 	mode := fs.String("numerics", "reference", "numerics mode of --fingerprint: reference or default")
 	threads := fs.Int("threads", 0, "worker threads of the kernels for --fingerprint (0: all cores)")
-	trace := fs.Bool("trace", false, "with --fingerprint, write what the hashes are made of to stderr, line by line (epoch logs, each parameter's hash, the conv losses), to find where two platforms part")
+	trace := fs.Bool("trace", false, "with --fingerprint, write what the hashes are made of to stderr, line by line (a hash of every operator's output and gradient, the epoch logs, each parameter's hash, the conv losses), to find where two platforms part")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err

@@ -88,12 +88,16 @@ func Run(ctx context.Context) (*Result, error) { return RunTrace(ctx, nil) }
 
 // RunTrace is Run that also writes to trace, when it is not nil, what the
 // hashes are computed from, line by line: every WADN epoch log, every
-// parameter's own SHA-256 and every conv step's loss. Two platforms whose
+// parameter's own SHA-256 and every conv step's loss, and before them, op by
+// op, a hash of every operator's output and gradient (autodiff.SetTrace). Two platforms whose
 // fingerprints differ can then be compared line by line to find the first
 // value that differs.
 func RunTrace(ctx context.Context, trace io.Writer) (*Result, error) {
 	if trace == nil {
 		trace = io.Discard
+	} else {
+		autodiff.SetTrace(trace)
+		defer autodiff.SetTrace(nil)
 	}
 	wh, lh := sha256.New(), sha256.New()
 	res := &Result{Numerics: numerics.Get().String(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
