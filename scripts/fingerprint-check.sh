@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks that the reference numerics mode trains to the same bits on every
-# platform: builds wadn for linux/amd64 (SIMD and -tags purego), linux/386,
-# linux/arm64, linux/riscv64 and js/wasm, runs "wadn audit --fingerprint" on
-# each (natively, under qemu-user, under node), and fails if two fingerprints
-# differ. A platform whose runner is missing (no qemu-user, no node) is
+# platform: builds wadn for linux/amd64 (SIMD, -tags purego, and GOAMD64=v3,
+# where the compiler fuses multiply-adds), linux/386, linux/arm64, linux/arm,
+# linux/riscv64, linux/ppc64le, linux/s390x (big-endian), linux/loong64 and
+# js/wasm, runs "wadn audit --fingerprint" on each (natively, under qemu-user,
+# under node), and fails if two fingerprints differ. A platform whose runner is missing (no qemu-user, no node) is
 # skipped, saying so; FINGERPRINT_REQUIRE_ALL=1 makes that a failure too.
 #
 # Usage: scripts/fingerprint-check.sh [WORKDIR]
@@ -29,22 +30,36 @@ runner() {
 		# amd64 Linux kernels run 386 binaries; elsewhere qemu-i386.
 		if [ "$(go env GOHOSTARCH)" = amd64 ] && [ "$(go env GOHOSTOS)" = linux ]; then echo ""
 		else command -v qemu-i386-static || command -v qemu-i386 || echo "-"; fi ;;
+	linux/amd64-v3)
+		# GOAMD64=v3 needs AVX2, FMA, BMI1/2, MOVBE, F16C and LZCNT (abm).
+		if [ "$(go env GOHOSTARCH)" = amd64 ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo &&
+			grep -qw bmi2 /proc/cpuinfo && grep -qw movbe /proc/cpuinfo && grep -qw f16c /proc/cpuinfo && grep -qw abm /proc/cpuinfo; then echo ""
+		else echo "-"; fi ;;
 	linux/arm64) command -v qemu-aarch64-static || command -v qemu-aarch64 || echo "-" ;;
+	linux/arm) command -v qemu-arm-static || command -v qemu-arm || echo "-" ;;
 	linux/riscv64) command -v qemu-riscv64-static || command -v qemu-riscv64 || echo "-" ;;
+	linux/ppc64le) command -v qemu-ppc64le-static || command -v qemu-ppc64le || echo "-" ;;
+	linux/s390x) command -v qemu-s390x-static || command -v qemu-s390x || echo "-" ;;
+	linux/loong64) command -v qemu-loongarch64-static || command -v qemu-loongarch64 || echo "-" ;;
 	js/wasm)
 		if [ -n "$wasm_exec" ] && command -v node >/dev/null 2>&1; then echo "node $wasm_exec"; else echo "-"; fi ;;
 	esac
 }
 
-# name|GOOS/GOARCH|build tags|threads
+# name|GOOS/GOARCH|build tags|threads|environment of the build
 targets=(
-	"amd64|linux/amd64||2"
-	"amd64-1thread|linux/amd64||1"
-	"amd64-purego|linux/amd64|purego|2"
-	"386|linux/386||2"
-	"arm64|linux/arm64||2"
-	"riscv64|linux/riscv64||2"
-	"wasm|js/wasm||1"
+	"amd64|linux/amd64||2|"
+	"amd64-1thread|linux/amd64||1|"
+	"amd64-purego|linux/amd64|purego|2|"
+	"amd64-v3|linux/amd64||2|GOAMD64=v3"
+	"386|linux/386||2|"
+	"arm64|linux/arm64||2|"
+	"arm|linux/arm||2|GOARM=7"
+	"riscv64|linux/riscv64||2|"
+	"ppc64le|linux/ppc64le||2|"
+	"s390x|linux/s390x||2|"
+	"loong64|linux/loong64||2|"
+	"wasm|js/wasm||1|"
 )
 
 declare -A sums
@@ -52,14 +67,16 @@ first=""
 failed=0
 skipped=()
 for t in "${targets[@]}"; do
-	IFS='|' read -r name platform tags threads <<<"$t"
+	IFS='|' read -r name platform tags threads buildenv <<<"$t"
 	bin="$work/wadn-$name"
 	case $name in amd64-1thread) bin="$work/wadn-amd64" ;; esac
 	if [ ! -f "$bin" ]; then
-		GOOS=${platform%/*} GOARCH=${platform#*/} go build -tags "$tags" -o "$bin" ./cmd/wadn
+		# shellcheck disable=SC2086 # buildenv is empty or one VAR=value
+		env $buildenv GOOS=${platform%/*} GOARCH=${platform#*/} go build -tags "$tags" -o "$bin" ./cmd/wadn
 	fi
 	kind=$platform
 	if [ "$platform" = "$(go env GOHOSTOS)/$(go env GOHOSTARCH)" ]; then kind=native; fi
+	if [ "$name" = amd64-v3 ]; then kind=linux/amd64-v3; fi
 	run=$(runner "$kind")
 	if [ "$run" = "-" ]; then
 		echo "   $name: skipped (no way to run $platform here: install qemu-user-static, nodejs)"

@@ -67,3 +67,24 @@ func TestModesDiffer(t *testing.T) {
 		t.Errorf("modes recorded as %q and %q", ref.Numerics, def.Numerics)
 	}
 }
+
+// wantSum is the reference fingerprint of this revision of the training
+// code. It changes when a change to the code changes what training
+// computes in the reference mode: then update it here and in
+// docs/numerics.md, which a result published with a fingerprint must
+// name.
+const wantSum = "920460e091ed14979de550df76e5ccfa6b540838fb8fe9fb67e4f74183c080a6"
+
+// TestFingerprintValue pins the reference fingerprint, so that a change of
+// what the reference mode computes is noticed, not only a difference
+// between platforms.
+func TestFingerprintValue(t *testing.T) {
+	defer numerics.Set(numerics.Set(numerics.Reference))
+	r, err := Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sum() != wantSum {
+		t.Errorf("reference fingerprint %s, want %s: training computes something else now; if that is meant, update wantSum and docs/numerics.md (wadn audit --fingerprint --trace on both revisions shows the first operator that parts)", r.Sum(), wantSum)
+	}
+}
