@@ -2,7 +2,7 @@ package autodiff
 
 import (
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // Log returns the natural logarithm element-wise. Log(0) is -Inf and the log

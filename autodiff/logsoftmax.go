@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // LogSoftmax returns x - log(sum(exp(x))) along the last axis, computed with

@@ -2,7 +2,7 @@ package autodiff
 
 import (
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // Sigmoid returns 1/(1+e**-x) element-wise, computed without overflow.

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // Softmax returns exp(x) / sum(exp(x)) along the last axis, computed after

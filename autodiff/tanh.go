@@ -2,7 +2,7 @@ package autodiff
 
 import (
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // Tanh returns the hyperbolic tangent element-wise.

@@ -7,7 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // The Winograd path of Conv2d: float32 convolutions with 3x3 filters and

@@ -71,7 +71,7 @@ package convex
 import (
 	"math"
 
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // objective is a convex function on the open positive orthant (a subset of

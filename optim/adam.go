@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // AdamConfig holds the hyperparameters of Adam and AdamW. LR must be given.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/wadn-go/wadn/data"
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/nets"

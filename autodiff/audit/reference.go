@@ -9,7 +9,7 @@ import (
 
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // ReferenceChecks returns the checks of the reference numerics mode

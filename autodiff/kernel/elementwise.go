@@ -3,7 +3,7 @@ package kernel
 import (
 	"math"
 
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // Element-wise kernels. Each doc comment gives the reference loop; dst may be

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // gemmRefSpec is the loop of Gemm's doc comment for the reference numerics

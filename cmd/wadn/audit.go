@@ -15,8 +15,8 @@ import (
 
 	"github.com/wadn-go/wadn/autodiff/audit"
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/numerics"
-	"github.com/wadn-go/wadn/numerics/fingerprint"
+	"github.com/wadn-go/wadn/internal/numerics"
+	"github.com/wadn-go/wadn/internal/numerics/fingerprint"
 )
 
 func init() {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/internal/datadir"
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 	"github.com/wadn-go/wadn/wadn/experiment"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/trainer"

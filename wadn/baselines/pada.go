@@ -7,8 +7,8 @@ import (
 
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/internal/numerics"
 	"github.com/wadn-go/wadn/nn"
-	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )

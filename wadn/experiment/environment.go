@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // Environment records where and with what a run (or a part of it) was

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/internal/numerics"
 	"github.com/wadn-go/wadn/internal/settings"
-	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn/dataset"
 )
 

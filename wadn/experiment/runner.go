@@ -14,9 +14,9 @@ import (
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/atomic"
 	"github.com/wadn-go/wadn/internal/lock"
+	"github.com/wadn-go/wadn/internal/numerics"
 	"github.com/wadn-go/wadn/internal/settings"
 	"github.com/wadn-go/wadn/nn/checkpoint"
-	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )

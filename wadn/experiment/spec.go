@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/internal/numerics"
 	"github.com/wadn-go/wadn/internal/settings"
-	"github.com/wadn-go/wadn/numerics"
 	"github.com/wadn-go/wadn/wadn"
 	"github.com/wadn-go/wadn/wadn/baselines"
 	"github.com/wadn-go/wadn/wadn/dataset"

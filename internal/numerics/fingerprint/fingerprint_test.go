@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/numerics"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // TestSameEverywhere checks that in the reference mode the fingerprint does
