@@ -473,22 +473,8 @@ func gemmCompareMode[T kernel.Float](r *rand.Rand, impl string, withRef, packed 
 					}
 					for i := 0; i < m; i++ {
 						for j := 0; j < n; j++ {
-							var scale float64
-							for p := 0; p < k; p++ {
-								var av, bv T
-								if ta {
-									av = a[p*lda+i]
-								} else {
-									av = a[i*lda+p]
-								}
-								if tb {
-									bv = b[j*ldb+p]
-								} else {
-									bv = b[p*ldb+j]
-								}
-								scale += math.Abs(float64(alpha) * float64(av) * float64(bv))
-							}
-							scale += math.Abs(float64(beta) * float64(c0[i*ldc+j]))
+							scale := gemmScale(ta, tb, i, j, k, float64(alpha), a, lda, b, ldb) +
+								math.Abs(float64(beta)*float64(c0[i*ldc+j]))
 							g, x := float64(got[i*ldc+j]), float64(want[i*ldc+j])
 							w.add(relErr(g, x, math.Max(scale, 0x1p-126)), g, x, func() string {
 								return fmt.Sprintf("m=%d n=%d k=%d transA=%v transB=%v alpha=%g beta=%g c[%d,%d]",
@@ -509,6 +495,27 @@ func gemmCompareMode[T kernel.Float](r *rand.Rand, impl string, withRef, packed 
 		}
 	}
 	return w.result()
+}
+
+// gemmScale returns sum_p |alpha*opA(i,p)*opB(p,j)| in float64: the scale
+// of element (i, j) of a product against which its error is measured.
+func gemmScale[T kernel.Float](ta, tb bool, i, j, k int, alpha float64, a []T, lda int, b []T, ldb int) float64 {
+	var scale float64
+	for p := 0; p < k; p++ {
+		var av, bv T
+		if ta {
+			av = a[p*lda+i]
+		} else {
+			av = a[i*lda+p]
+		}
+		if tb {
+			bv = b[j*ldb+p]
+		} else {
+			bv = b[p*ldb+j]
+		}
+		scale += math.Abs(alpha * float64(av) * float64(bv))
+	}
+	return scale
 }
 
 func randT[T kernel.Float](r *rand.Rand, n int) []T {

@@ -236,21 +236,8 @@ func gemmAgainst64[T kernel.Float](r *rand.Rand) (float64, string, error) {
 					kernel.GemmRef(ta, tb, m, n, k, float64(alpha), a64, ca, b64, cb, float64(beta), want, n)
 					for i := 0; i < m; i++ {
 						for j := 0; j < n; j++ {
-							scale := math.Abs(float64(beta) * float64(c[i*n+j]))
-							for p := 0; p < k; p++ {
-								var av, bv float64
-								if ta {
-									av = a64[p*ca+i]
-								} else {
-									av = a64[i*ca+p]
-								}
-								if tb {
-									bv = b64[j*cb+p]
-								} else {
-									bv = b64[p*cb+j]
-								}
-								scale += math.Abs(float64(alpha) * av * bv)
-							}
+							scale := math.Abs(float64(beta)*float64(c[i*n+j])) +
+								gemmScale(ta, tb, i, j, k, float64(alpha), a64, ca, b64, cb)
 							g, x := float64(got[i*n+j]), want[i*n+j]
 							w.add(relErr(g, x, math.Max(scale, 0x1p-126)), g, x, func() string {
 								return fmt.Sprintf("m=%d n=%d k=%d transA=%v transB=%v alpha=%g beta=%g c[%d,%d]",

@@ -226,9 +226,9 @@ func (row *Row) fill() {
 			for _, r := range row.runs {
 				same = same && slices.Equal(r.Record.Identity.Sources, srcs)
 			}
-			for t := range per {
-				if same {
-					row.AlphaErrors = append(row.AlphaErrors, SourceError{Source: srcs[t], Error: per[t]})
+			if same {
+				for t, e := range per {
+					row.AlphaErrors = append(row.AlphaErrors, SourceError{Source: srcs[t], Error: e})
 				}
 			}
 		}
