@@ -746,3 +746,66 @@ func TestCriticsDrawnAfterTheModel(t *testing.T) {
 		t.Errorf("%d parameters, want the model's and three critics'", len(r.Params()))
 	}
 }
+
+// TestAverageLeavesTrainingAlone checks that Train.Average changes what is
+// evaluated and kept, never the training: every loss of the epoch log and
+// the accuracy of the weights as trained are those of a run without it; and
+// that an interrupted run with it resumes to the same log and weights.
+func TestAverageLeavesTrainingAlone(t *testing.T) {
+	cfg := tinyConfig(data.UDA)
+	plain, err := train(fixture.Task(), cfg, method.Options{Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.tr.Average = 0.9
+	avg, err := train(fixture.Task(), cfg, method.Options{Seed: 4, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range plain.History {
+		a := avg.History[i]
+		if p.AccuracyTrained != nil {
+			t.Errorf("epoch %d: accuracy_trained %v without averaging", p.Epoch, *p.AccuracyTrained)
+		}
+		if a.AccuracyTrained == nil || *a.AccuracyTrained != p.Accuracy {
+			t.Errorf("epoch %d: accuracy of the trained weights %v, want the plain run's %v", p.Epoch, a.AccuracyTrained, p.Accuracy)
+		}
+		a.Accuracy, a.AccuracyTrained, a.Seconds = p.Accuracy, nil, p.Seconds
+		if d := cmp.Diff(p, a); d != "" {
+			t.Errorf("epoch %d (-plain +averaged):\n%s", p.Epoch, d)
+		}
+	}
+	// The result's model is the average: its parameters differ from the
+	// trained ones.
+	differ := 0
+	for i, p := range avg.Params {
+		if !strings.HasPrefix(p.Name, "extractor.") && !strings.HasPrefix(p.Name, "classifier.") {
+			continue
+		}
+		if !slices.Equal(p.Tensor.Data(), plain.Params[i].Tensor.Data()) {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Error("the averaged run's result holds the trained weights")
+	}
+
+	dir := t.TempDir()
+	if _, err := train(fixture.Task(), cfg, method.Options{Seed: 4, Dir: dir, StopAfter: 7}); !errors.Is(err, trainer.ErrInterrupted) {
+		t.Fatalf("stopped run returned %v, want ErrInterrupted", err)
+	}
+	res, err := train(fixture.Task(), cfg, method.Options{Seed: 4, Dir: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(avg.History, res.History, cmp.FilterPath(func(p cmp.Path) bool {
+		return p.Last().String() == ".Seconds"
+	}, cmp.Ignore())); d != "" {
+		t.Errorf("resumed history (-uninterrupted +resumed):\n%s", d)
+	}
+	for i, p := range res.Params {
+		if !slices.Equal(p.Tensor.Data(), avg.Params[i].Tensor.Data()) {
+			t.Errorf("resumed run's %s differs from the uninterrupted run's", p.Name)
+		}
+	}
+}

@@ -44,10 +44,13 @@ type Dataset struct {
 }
 
 // Schedule is a training schedule: epochs, the samples of each domain per
-// step, and the optimiser's learning rate.
+// step, the optimiser's learning rate, and the weight of the past in the
+// moving average of the weights that is evaluated (0: none; see
+// method.Train.Average).
 type Schedule struct {
 	Epochs, Batch int
 	LR            float64
+	Average       float64
 }
 
 // Settings are the settings a data set owns: how its samples are drawn and

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -294,7 +295,9 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 
 // keepWeights replaces the checkpoint of a finished run in dir by its
 // weights alone (ModelFile): the parameters and buffers, without the
-// optimiser's state, which only a resumption reads.
+// optimiser's state, which only a resumption reads. A run that evaluated the
+// average of its weights (method.Train.Average) keeps that average in the
+// parameters' place.
 func keepWeights(dir string) error {
 	ckpt := filepath.Join(dir, trainer.CheckpointFile)
 	f, err := checkpoint.Load(ckpt)
@@ -305,10 +308,41 @@ func keepWeights(dir string) error {
 		return err
 	}
 	f.Optim, f.OptimStep = nil, 0
+	if err := useAverages(f); err != nil {
+		return fmt.Errorf("%s: %w", ckpt, err)
+	}
 	if err := checkpoint.Save(filepath.Join(dir, ModelFile), f); err != nil {
 		return err
 	}
 	return os.Remove(ckpt)
+}
+
+// useAverages puts the average of every parameter (method.AveragePrefix)
+// in the parameter's place and drops the averages.
+func useAverages(f *checkpoint.File) error {
+	at := make(map[string]int, len(f.Tensors))
+	for i, t := range f.Tensors {
+		at[t.Name] = i
+	}
+	var kept []checkpoint.Tensor
+	for _, t := range f.Tensors {
+		name, ok := method.IsAverage(t.Name)
+		if !ok {
+			continue
+		}
+		i, found := at[name]
+		if !found || !slices.Equal(f.Tensors[i].Shape, t.Shape) || len(f.Tensors[i].F32) != len(t.F32) || len(f.Tensors[i].F64) != len(t.F64) {
+			return fmt.Errorf("%s has no parameter %s of its shape %v", t.Name, name, t.Shape)
+		}
+		f.Tensors[i].F32, f.Tensors[i].F64 = t.F32, t.F64
+	}
+	for _, t := range f.Tensors {
+		if _, ok := method.IsAverage(t.Name); !ok {
+			kept = append(kept, t)
+		}
+	}
+	f.Tensors = kept
+	return nil
 }
 
 // environmentFile keeps, while a run is unfinished, the environments of the

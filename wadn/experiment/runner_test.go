@@ -282,6 +282,57 @@ func TestCheckpointsRemoved(t *testing.T) {
 	}
 }
 
+// TestModelFileKeepsAverage checks that a finished run that evaluated the
+// average of its weights keeps that average as its weights, and that
+// useAverages refuses an average of no parameter.
+func TestModelFileKeepsAverage(t *testing.T) {
+	spec := func() []*Spec { return smallSpecs(t, "source", []uint64{0}, map[string]string{"average": "0.9"}) }
+	kept, err := (&Runner{Out: t.TempDir(), KeepCheckpoints: true}).Run(context.Background(), spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := checkpoint.Load(filepath.Join(kept[0].Dir, trainer.CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := (&Runner{Out: t.TempDir()}).Run(context.Background(), spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := checkpoint.Load(filepath.Join(outs[0].Dir, ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]checkpoint.Tensor{}
+	for _, x := range m.Tensors {
+		byName[x.Name] = x
+	}
+	averages := 0
+	for _, x := range ck.Tensors {
+		name, ok := method.IsAverage(x.Name)
+		if !ok {
+			continue
+		}
+		averages++
+		if _, left := byName[x.Name]; left {
+			t.Errorf("the weights keep %s", x.Name)
+		}
+		if got, ok := byName[name]; !ok || !cmp.Equal(got.F32, x.F32) {
+			t.Errorf("the weights' %s is not the checkpoint's %s", name, x.Name)
+		}
+	}
+	if averages == 0 {
+		t.Fatal("the checkpoint of a run with average 0.9 holds no averages")
+	}
+	if len(m.Tensors) != len(ck.Tensors)-averages {
+		t.Errorf("the weights hold %d tensors, want the checkpoint's %d less %d averages", len(m.Tensors), len(ck.Tensors), averages)
+	}
+	bad := &checkpoint.File{Tensors: []checkpoint.Tensor{{Name: method.AveragePrefix + "extractor.x", Shape: []int{1}, F32: []float32{1}}}}
+	if err := useAverages(bad); err == nil || !strings.Contains(err.Error(), "extractor.x") {
+		t.Errorf("an average of no parameter: %v, want an error naming it", err)
+	}
+}
+
 // TestRunJobs checks that runs trained side by side give what they give
 // one after the other, and that a failing run's error is the one returned
 // when the runs beside it are stopped for it.

@@ -24,6 +24,12 @@ type Train struct {
 	Batch     int     `setting:"batch" help:"samples of every domain per step"`
 	LR        float64 `setting:"lr" help:"Adadelta learning rate"`
 	EvalBatch int     `setting:"eval-batch" help:"samples per batch of evaluation"`
+	// Average, when positive, is the weight of the past in an exponential
+	// moving average of the extractor's and classifier's parameters, updated
+	// after every step; the average is what is evaluated and what a finished
+	// run keeps. Training itself does not read it. 0 evaluates the weights
+	// as trained.
+	Average float64 `setting:"average" record:"omitzero" help:"evaluate a moving average of the model's weights, this weight on the past at every step (0: the weights as trained)"`
 	// Transductive, with limited target labels, lets every method read the
 	// target's test rows, labels unread, as its unlabelled target sample
 	// (WADN's critics and the baselines' adversarial, moment and entropy
@@ -36,7 +42,7 @@ type Train struct {
 // a batch.
 func DefaultTrain(ds *dataset.Dataset) Train {
 	s := ds.Schedule
-	return Train{Epochs: s.Epochs, Batch: s.Batch, LR: s.LR, EvalBatch: 500}
+	return Train{Epochs: s.Epochs, Batch: s.Batch, LR: s.LR, EvalBatch: 500, Average: s.Average}
 }
 
 // Validate reports the first setting that cannot work.
@@ -50,6 +56,8 @@ func (t *Train) Validate() error {
 		return fmt.Errorf("learning rate %v, want > 0", t.LR)
 	case t.EvalBatch <= 0:
 		return fmt.Errorf("evaluation batch = %d, want > 0", t.EvalBatch)
+	case !(t.Average >= 0 && t.Average < 1):
+		return fmt.Errorf("average = %v, want in [0, 1)", t.Average)
 	}
 	return nil
 }
@@ -116,6 +124,7 @@ type Run struct {
 	opt    optim.Optimizer[float32]
 	oprm   []optim.Param[float32]
 	pcg    *rand.PCG
+	avg    *average // nil without Train.Average
 }
 
 // State is what a run carries from step to step besides the tensors.
@@ -156,15 +165,18 @@ func newSums(sources, classes int) Sums {
 
 // EpochLog is one line of a run's epoch log.
 type EpochLog struct {
-	Epoch    int         `json:"epoch"`
-	Loss     float64     `json:"loss"`     // mean total loss
-	Class    []float64   `json:"class"`    // per source: mean alpha-weighted classification loss
-	Explicit []float64   `json:"explicit"` // per source: mean centroid distance
-	Implicit []float64   `json:"implicit"` // per source: mean critic Wasserstein estimate
-	Penalty  []float64   `json:"penalty"`  // per source: mean gradient penalty
-	Accuracy float64     `json:"accuracy"` // target test accuracy, percent
-	Lambda   []float64   `json:"lambda"`
-	Alpha    [][]float64 `json:"alpha"`
+	Epoch    int       `json:"epoch"`
+	Loss     float64   `json:"loss"`     // mean total loss
+	Class    []float64 `json:"class"`    // per source: mean alpha-weighted classification loss
+	Explicit []float64 `json:"explicit"` // per source: mean centroid distance
+	Implicit []float64 `json:"implicit"` // per source: mean critic Wasserstein estimate
+	Penalty  []float64 `json:"penalty"`  // per source: mean gradient penalty
+	Accuracy float64   `json:"accuracy"` // target test accuracy, percent
+	// AccuracyTrained is, with Train.Average, the target test accuracy of
+	// the weights as trained (Accuracy is the average's); nil without.
+	AccuracyTrained *float64    `json:"accuracy_trained,omitempty"`
+	Lambda          []float64   `json:"lambda"`
+	Alpha           [][]float64 `json:"alpha"`
 	// AlphaError is the mean absolute error of alpha against the true ratios
 	// of the task's label distributions, per source.
 	AlphaError []float64 `json:"alpha_error"`
@@ -184,7 +196,8 @@ type Result struct {
 	TrueAlpha [][]float64 // the task's true label ratios T(y)/S_t(y)
 	Lambda    []float64   // final lambda
 	// Params are the trained parameters (Run.Params): the extractor's, the
-	// classifier's and the method's own.
+	// classifier's and the method's own. With Train.Average the extractor's
+	// and classifier's hold their averages, the weights evaluated.
 	Params []nn.Param[float32]
 }
 
@@ -223,6 +236,9 @@ func Execute(ctx context.Context, algo Algorithm, task *data.Task, sc data.Scena
 	history, err := loop.Run(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if r.avg != nil {
+		r.avg.swap()
 	}
 	res := &Result{Alpha: r.Alpha, Lambda: r.Lambda, History: history, TrueAlpha: r.TrueAlpha(), Params: r.params}
 	if n := len(history); n > 0 {
@@ -308,12 +324,17 @@ func NewRun(algo Algorithm, task *data.Task, sc data.Scenario, net nets.Network,
 		}
 	}
 	r.params = append(nn.Prefix("extractor", r.Model.Extractor.Params()), nn.Prefix("classifier", r.Model.Classifier.Params())...)
+	model := r.params
 	ps, bufs, err := algo.Setup(r)
 	if err != nil {
 		return nil, err
 	}
 	r.params = append(r.params, ps...)
 	r.bufs = append(nn.Prefix("extractor", r.Model.Extractor.Buffers()), bufs...)
+	if tr.Average > 0 {
+		r.avg = newAverage(tr.Average, model[:len(model):len(model)])
+		r.bufs = append(r.bufs, r.avg.shadow...)
+	}
 	return r, nil
 }
 
@@ -356,17 +377,26 @@ func (r *Run) TargetWeight(scale float64) float64 {
 }
 
 // Step draws the step's mini-batch, Batch rows of every split with
-// replacement from the step's generator, and lets the algorithm update the
-// model on it. It is the trainer.Job's step.
+// replacement from the step's generator, lets the algorithm update the
+// model on it, then folds the model into its average (Train.Average). It is
+// the trainer.Job's step.
 func (r *Run) Step(epoch, step int) error {
 	r.CurrentStep = step
 	for i, s := range r.Splits {
 		r.Rows[i] = r.DrawRows(s.Len(), r.Rows[i])
 	}
-	return r.algo.Step(r, epoch)
+	if err := r.algo.Step(r, epoch); err != nil {
+		return err
+	}
+	if r.avg != nil {
+		r.avg.update((epoch-1)*r.Steps + step)
+	}
+	return nil
 }
 
-// EndEpoch evaluates the target, lets the algorithm update its weights and
+// EndEpoch evaluates the target (with the average of the weights when
+// Train.Average is set), lets the algorithm, which sees the weights as
+// trained, update its weights and
 // returns the epoch's log line. It is the trainer.Job's end of an epoch.
 func (r *Run) EndEpoch(epoch int, t trainer.Timing) (EpochLog, error) {
 	T := len(r.Task.Sources)
@@ -380,6 +410,13 @@ func (r *Run) EndEpoch(epoch int, t trainer.Timing) (EpochLog, error) {
 		log.Penalty = append(log.Penalty, s.Penalty[t]/n)
 	}
 	log.Accuracy = r.Model.Accuracy(&r.Task.TargetTest.Split, r.Train.EvalBatch)
+	if r.avg != nil {
+		trained := log.Accuracy
+		log.AccuracyTrained = &trained
+		r.avg.swap()
+		log.Accuracy = r.Model.Accuracy(&r.Task.TargetTest.Split, r.Train.EvalBatch)
+		r.avg.swap()
+	}
 	r.Acc = log.Accuracy
 	if err := r.algo.EndEpoch(r, epoch, &log); err != nil {
 		return log, err

@@ -27,23 +27,33 @@ import (
 // weight in a checkpoint.
 const SparseWeightName = "extractor.0.weight"
 
+// AveragePrefix begins the names of the buffers that hold a moving average
+// of a run's parameters: the average of "extractor.0.weight" is
+// "average.extractor.0.weight", in the parameter's layout.
+const AveragePrefix = "average."
+
 var numberedExtractor = regexp.MustCompile(`^extractor\.[0-9]+\.`)
 
 // SparseWeights returns the names of the tensors of ts stored in
-// SparseLinear's [In, Out] layout (see the rule above): SparseWeightName or
-// nothing.
+// SparseLinear's [In, Out] layout (see the rule above): SparseWeightName and
+// its average when the checkpoint holds one, or nothing.
 func SparseWeights(ts []checkpoint.Tensor) []string {
-	found := false
+	found, averaged := false, false
 	for _, t := range ts {
 		switch {
 		case t.Name == SparseWeightName:
 			found = len(t.Shape) == 2
+		case t.Name == AveragePrefix+SparseWeightName:
+			averaged = len(t.Shape) == 2
 		case t.Name == "extractor.0.bias":
 		case numberedExtractor.MatchString(t.Name):
 			return nil
 		}
 	}
-	if found {
+	switch {
+	case found && averaged:
+		return []string{SparseWeightName, AveragePrefix + SparseWeightName}
+	case found:
 		return []string{SparseWeightName}
 	}
 	return nil

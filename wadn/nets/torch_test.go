@@ -22,7 +22,9 @@ func TestSparseWeights(t *testing.T) {
 	}{
 		{"amazon", []checkpoint.Tensor{ten("extractor.0.weight", 6, 4), ten("extractor.0.bias", 4), ten("classifier.0.weight", 2, 4)}, []string{SparseWeightName}},
 		{"amazon, deeper", []checkpoint.Tensor{ten("extractor.0.weight", 6, 4), ten("extractor.0.bias", 4), ten("extractor.post.1.weight", 3, 4), ten("critic0.0.weight", 1, 3)}, []string{SparseWeightName}},
+		{"amazon, averaged", []checkpoint.Tensor{ten("extractor.0.weight", 6, 4), ten("extractor.0.bias", 4), ten("average.extractor.0.weight", 6, 4), ten("average.extractor.0.bias", 4)}, []string{SparseWeightName, AveragePrefix + SparseWeightName}},
 		{"digits", []checkpoint.Tensor{ten("extractor.0.weight", 2, 3, 3, 3), ten("extractor.3.weight", 2, 2, 3, 3)}, nil},
+		{"digits, averaged", []checkpoint.Tensor{ten("extractor.0.weight", 2, 3, 3, 3), ten("extractor.3.weight", 2, 2, 3, 3), ten("average.extractor.0.weight", 2, 3, 3, 3)}, nil},
 		{"office-home", []checkpoint.Tensor{ten("extractor.0.weight", 4, 6), ten("extractor.1.running_mean", 4), ten("extractor.3.weight", 4, 4)}, nil},
 		{"no extractor", []checkpoint.Tensor{ten("classifier.0.weight", 2, 4)}, nil},
 	} {

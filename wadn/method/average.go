@@ -1,0 +1,69 @@
+package method
+
+import (
+	"strings"
+
+	"github.com/wadn-go/wadn/autodiff"
+	"github.com/wadn-go/wadn/nn"
+	"github.com/wadn-go/wadn/wadn/nets"
+)
+
+// AveragePrefix begins the names of the buffers that hold the running
+// average of the model's parameters: the average of "extractor.0.weight" is
+// the buffer "average.extractor.0.weight".
+const AveragePrefix = nets.AveragePrefix
+
+// average keeps an exponential moving average of the model's parameters
+// (the extractor's and the classifier's; not a method's critics or heads).
+type average struct {
+	decay  float64
+	params []nn.Param[float32] // the model's parameters
+	shadow []nn.Param[float32] // their averages, named AveragePrefix + name
+}
+
+// newAverage starts the average of params at their current values.
+func newAverage(decay float64, params []nn.Param[float32]) *average {
+	a := &average{decay: decay, params: params}
+	for _, p := range params {
+		d := append([]float32(nil), p.Tensor.Data()...)
+		a.shadow = append(a.shadow, nn.Param[float32]{Name: AveragePrefix + p.Name, Tensor: autodiff.New(d, p.Tensor.Shape()...)})
+	}
+	return a
+}
+
+// rate is the weight of the past at the update that follows n earlier
+// ones: min(decay, (1+n)/(10+n)), so that the initial weights, which the
+// average starts from, fade within the first steps.
+func (a *average) rate(n int) float64 {
+	return min(a.decay, float64(1+n)/float64(10+n))
+}
+
+// update folds the parameters into their averages after n earlier updates:
+// s = float32(r*s) + float32((1-r)*p), each product rounded to float32
+// before the sum, so that no platform fuses it (the same bits everywhere).
+func (a *average) update(n int) {
+	r := float32(a.rate(n))
+	q := 1 - r
+	for i, p := range a.params {
+		s := a.shadow[i].Tensor.Data()
+		for j, v := range p.Tensor.Data() {
+			s[j] = float32(r*s[j]) + float32(q*v)
+		}
+	}
+}
+
+// swap exchanges the parameters' values with their averages.
+func (a *average) swap() {
+	for i, p := range a.params {
+		d, s := p.Tensor.Data(), a.shadow[i].Tensor.Data()
+		for j := range d {
+			d[j], s[j] = s[j], d[j]
+		}
+	}
+}
+
+// IsAverage tells whether a checkpoint's tensor name is the average of a
+// parameter, and returns that parameter's name.
+func IsAverage(name string) (string, bool) {
+	return strings.CutPrefix(name, AveragePrefix)
+}

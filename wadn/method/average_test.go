@@ -1,0 +1,90 @@
+package method
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/wadn-go/wadn/autodiff"
+	"github.com/wadn-go/wadn/nn"
+)
+
+// TestAverageFollowsItsRecurrence feeds parameters through random walks and
+// checks the float32 average against the recurrence in float64:
+// s_0 = p_0, s_{n+1} = r_n s_n + (1-r_n) p, r_n = min(decay, (1+n)/(10+n)).
+func TestAverageFollowsItsRecurrence(t *testing.T) {
+	for _, decay := range []float64{0.5, 0.9, 0.999} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		ps := []nn.Param[float32]{
+			{Name: "extractor.w", Tensor: autodiff.New(make([]float32, 6), 2, 3)},
+			{Name: "classifier.b", Tensor: autodiff.New(make([]float32, 4), 4)},
+		}
+		for _, p := range ps {
+			for j := range p.Tensor.Data() {
+				p.Tensor.Data()[j] = float32(rng.NormFloat64())
+			}
+		}
+		a := newAverage(decay, ps)
+		if a.shadow[0].Name != "average.extractor.w" || a.shadow[1].Name != "average.classifier.b" {
+			t.Fatalf("averages named %q, %q", a.shadow[0].Name, a.shadow[1].Name)
+		}
+		var want [][]float64
+		for _, p := range ps {
+			var w []float64
+			for _, v := range p.Tensor.Data() {
+				w = append(w, float64(v))
+			}
+			want = append(want, w)
+		}
+		for n := range 300 {
+			r := math.Min(decay, float64(1+n)/float64(10+n))
+			if got := a.rate(n); got != r {
+				t.Fatalf("decay %v: rate(%d) = %v, want %v", decay, n, got, r)
+			}
+			for i, p := range ps {
+				for j := range p.Tensor.Data() {
+					v := p.Tensor.Data()[j] + float32(0.1*rng.NormFloat64())
+					p.Tensor.Data()[j] = v
+					want[i][j] = r*want[i][j] + (1-r)*float64(v)
+				}
+			}
+			a.update(n)
+		}
+		for i := range ps {
+			for j, s := range a.shadow[i].Tensor.Data() {
+				if d := math.Abs(float64(s) - want[i][j]); d > 1e-4*(1+math.Abs(want[i][j])) {
+					t.Errorf("decay %v: %s[%d] = %v, want %v", decay, a.shadow[i].Name, j, s, want[i][j])
+				}
+			}
+		}
+		// swap exchanges the two, and twice restores both.
+		before := append([]float32(nil), ps[0].Tensor.Data()...)
+		avg := append([]float32(nil), a.shadow[0].Tensor.Data()...)
+		a.swap()
+		for j := range before {
+			if ps[0].Tensor.Data()[j] != avg[j] || a.shadow[0].Tensor.Data()[j] != before[j] {
+				t.Fatalf("decay %v: swap did not exchange element %d", decay, j)
+			}
+		}
+		a.swap()
+		for j := range before {
+			if ps[0].Tensor.Data()[j] != before[j] {
+				t.Fatalf("decay %v: two swaps changed element %d", decay, j)
+			}
+		}
+	}
+}
+
+func TestTrainValidateAverage(t *testing.T) {
+	for _, tc := range []struct {
+		average float64
+		ok      bool
+	}{
+		{0, true}, {0.999, true}, {1, false}, {-0.1, false}, {math.NaN(), false}, {math.Inf(1), false},
+	} {
+		tr := Train{Epochs: 1, Batch: 1, LR: 1, EvalBatch: 1, Average: tc.average}
+		if err := tr.Validate(); (err == nil) != tc.ok {
+			t.Errorf("average %v: Validate() = %v, want ok %v", tc.average, err, tc.ok)
+		}
+	}
+}
