@@ -84,6 +84,7 @@ func goldenCases() []goldenCase {
 	variant("pooled", am, uda, "dann", map[string]string{"pool-sources": "true"})
 	variant("hard", am, uda, "mdan", map[string]string{"mdan-hard": "true"})
 	variant("central", am, uda, "m3sda", map[string]string{"m3sda-central": "true", "m3sda-order": "2"})
+	variant("average", am, uda, "wadn", map[string]string{"average": "0.9"})
 	variant("hidden-centroids", dg, uda, "wadn", map[string]string{"centroids": "hidden", "explicit": "squared", "class-norm": "true"})
 	return cs
 }
