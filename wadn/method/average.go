@@ -32,10 +32,12 @@ func newAverage(decay float64, params []nn.Param[float32]) *average {
 }
 
 // rate is the weight of the past at the update that follows n earlier
-// ones: min(decay, (1+n)/(10+n)), so that the initial weights, which the
-// average starts from, fade within the first steps.
+// ones: min(decay, (n+1)/(n+2)). Until 1/(1-decay) steps have passed the
+// average is so the plain mean of the weights met so far, the initial ones
+// included, which then fade as 1/(steps+1); after, it is the exponential
+// average.
 func (a *average) rate(n int) float64 {
-	return min(a.decay, float64(1+n)/float64(10+n))
+	return min(a.decay, float64(n+1)/float64(n+2))
 }
 
 // update folds the parameters into their averages after n earlier updates:

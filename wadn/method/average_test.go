@@ -11,7 +11,8 @@ import (
 
 // TestAverageFollowsItsRecurrence feeds parameters through random walks and
 // checks the float32 average against the recurrence in float64:
-// s_0 = p_0, s_{n+1} = r_n s_n + (1-r_n) p, r_n = min(decay, (1+n)/(10+n)).
+// s_0 = p_0, s_{n+1} = r_n s_n + (1-r_n) p, r_n = min(decay, (n+1)/(n+2)):
+// the plain mean of the weights met so far while n+2 <= 1/(1-decay).
 func TestAverageFollowsItsRecurrence(t *testing.T) {
 	for _, decay := range []float64{0.5, 0.9, 0.999} {
 		rng := rand.New(rand.NewPCG(1, 2))
@@ -37,7 +38,7 @@ func TestAverageFollowsItsRecurrence(t *testing.T) {
 			want = append(want, w)
 		}
 		for n := range 300 {
-			r := math.Min(decay, float64(1+n)/float64(10+n))
+			r := math.Min(decay, float64(n+1)/float64(n+2))
 			if got := a.rate(n); got != r {
 				t.Fatalf("decay %v: rate(%d) = %v, want %v", decay, n, got, r)
 			}
@@ -85,6 +86,22 @@ func TestTrainValidateAverage(t *testing.T) {
 		tr := Train{Epochs: 1, Batch: 1, LR: 1, EvalBatch: 1, Average: tc.average}
 		if err := tr.Validate(); (err == nil) != tc.ok {
 			t.Errorf("average %v: Validate() = %v, want ok %v", tc.average, err, tc.ok)
+		}
+	}
+}
+
+// TestAverageStartsAsPlainMean checks that, before 1/(1-decay) steps, the
+// average is the mean of the initial weights and every step's.
+func TestAverageStartsAsPlainMean(t *testing.T) {
+	p := nn.Param[float32]{Name: "classifier.w", Tensor: autodiff.New([]float32{8}, 1)}
+	a := newAverage(0.999, []nn.Param[float32]{p})
+	sum := 8.0
+	for n, v := range []float32{2, -4, 16, 1, 7} {
+		p.Tensor.Data()[0] = v
+		a.update(n)
+		sum += float64(v)
+		if got, want := float64(a.shadow[0].Tensor.Data()[0]), sum/float64(n+2); math.Abs(got-want) > 1e-5 {
+			t.Errorf("after %d steps: average %v, want the mean %v", n+1, got, want)
 		}
 	}
 }
