@@ -425,76 +425,105 @@ func gemmCompare[T kernel.Float](r *rand.Rand, impl string, withRef bool) (float
 func gemmCompareMode[T kernel.Float](r *rand.Rand, impl string, withRef, packed bool) (float64, string, error) {
 	var w worst
 	shapes := [][3]int{{1, 1, 1}, {7, 13, 5}, {33, 47, 65}, {64, 96, 128}, {129, 65, 300}, {5, 200, 17}}
+	err := eachGemmCase(shapes, func(g gemmCase) error {
+		m, n, k, ta, tb := g.m, g.n, g.k, g.ta, g.tb
+		alpha, beta := T(g.alpha), T(g.beta)
+		pad := r.IntN(3) // extra row stride
+		lda, ldb, ldc := g.ca+pad, g.cb+pad, n+pad
+		a := randT[T](r, g.ra*lda)
+		b := randT[T](r, g.rb*ldb)
+		c0 := randT[T](r, m*ldc)
+		got := slices.Clone(c0)
+		want := slices.Clone(c0)
+		if withRef {
+			if err := under(impl, func() {
+				kernel.Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, got, ldc)
+			}); err != nil {
+				return err
+			}
+			kernel.GemmRef(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, want, ldc)
+		} else {
+			if err := under(impl, func() {
+				if packed {
+					var pa kernel.PackedA[T]
+					kernel.PackA(&pa, ta, m, k, alpha, a, lda)
+					kernel.GemmPacked(&pa, tb, n, b, ldb, beta, got, ldc)
+					return
+				}
+				kernel.Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, got, ldc)
+			}); err != nil {
+				return err
+			}
+			if err := under("go", func() {
+				kernel.Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, want, ldc)
+			}); err != nil {
+				return err
+			}
+		}
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				scale := gemmScale(ta, tb, i, j, k, float64(alpha), a, lda, b, ldb) +
+					math.Abs(float64(beta)*float64(c0[i*ldc+j]))
+				x, y := float64(got[i*ldc+j]), float64(want[i*ldc+j])
+				w.add(relErr(x, y, math.Max(scale, 0x1p-126)), x, y, func() string { return g.at(i, j) })
+			}
+		}
+		// The padding between rows must be left alone.
+		for i := 0; i < m; i++ {
+			for j := n; j < ldc && i*ldc+j < len(got); j++ {
+				if got[i*ldc+j] != c0[i*ldc+j] {
+					return fmt.Errorf("m=%d n=%d k=%d: wrote c[%d] outside the matrix", m, n, k, i*ldc+j)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, "", err
+	}
+	return w.result()
+}
+
+// gemmCase is one product of the Gemm checks: C (m x n) = alpha op(A) op(B)
+// + beta C with op(A) m x k, and the stored shapes of A (ra x ca) and B
+// (rb x cb) under the transposes.
+type gemmCase struct {
+	m, n, k        int
+	ta, tb         bool
+	alpha, beta    float64
+	ra, ca, rb, cb int
+}
+
+// eachGemmCase calls f on every shape with each transpose of A and of B and
+// the coefficients (alpha, beta) = (1, 0) and (-0.7, 0.5), in that order,
+// and returns f's first error.
+func eachGemmCase(shapes [][3]int, f func(gemmCase) error) error {
 	for _, s := range shapes {
-		m, n, k := s[0], s[1], s[2]
 		for _, ta := range []bool{false, true} {
 			for _, tb := range []bool{false, true} {
 				for _, coef := range [][2]float64{{1, 0}, {-0.7, 0.5}} {
-					alpha, beta := T(coef[0]), T(coef[1])
-					pad := r.IntN(3) // extra row stride
-					ra, ca := m, k
+					g := gemmCase{m: s[0], n: s[1], k: s[2], ta: ta, tb: tb, alpha: coef[0], beta: coef[1]}
+					g.ra, g.ca = g.m, g.k
 					if ta {
-						ra, ca = k, m
+						g.ra, g.ca = g.k, g.m
 					}
-					rb, cb := k, n
+					g.rb, g.cb = g.k, g.n
 					if tb {
-						rb, cb = n, k
+						g.rb, g.cb = g.n, g.k
 					}
-					lda, ldb, ldc := ca+pad, cb+pad, n+pad
-					a := randT[T](r, ra*lda)
-					b := randT[T](r, rb*ldb)
-					c0 := randT[T](r, m*ldc)
-					got := slices.Clone(c0)
-					want := slices.Clone(c0)
-					if withRef {
-						if err := under(impl, func() {
-							kernel.Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, got, ldc)
-						}); err != nil {
-							return 0, "", err
-						}
-						kernel.GemmRef(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, want, ldc)
-					} else {
-						if err := under(impl, func() {
-							if packed {
-								var pa kernel.PackedA[T]
-								kernel.PackA(&pa, ta, m, k, alpha, a, lda)
-								kernel.GemmPacked(&pa, tb, n, b, ldb, beta, got, ldc)
-								return
-							}
-							kernel.Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, got, ldc)
-						}); err != nil {
-							return 0, "", err
-						}
-						if err := under("go", func() {
-							kernel.Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, want, ldc)
-						}); err != nil {
-							return 0, "", err
-						}
-					}
-					for i := 0; i < m; i++ {
-						for j := 0; j < n; j++ {
-							scale := gemmScale(ta, tb, i, j, k, float64(alpha), a, lda, b, ldb) +
-								math.Abs(float64(beta)*float64(c0[i*ldc+j]))
-							g, x := float64(got[i*ldc+j]), float64(want[i*ldc+j])
-							w.add(relErr(g, x, math.Max(scale, 0x1p-126)), g, x, func() string {
-								return fmt.Sprintf("m=%d n=%d k=%d transA=%v transB=%v alpha=%g beta=%g c[%d,%d]",
-									m, n, k, ta, tb, float64(alpha), float64(beta), i, j)
-							})
-						}
-					}
-					// The padding between rows must be left alone.
-					for i := 0; i < m; i++ {
-						for j := n; j < ldc && i*ldc+j < len(got); j++ {
-							if got[i*ldc+j] != c0[i*ldc+j] {
-								return math.Inf(1), "", fmt.Errorf("m=%d n=%d k=%d: wrote c[%d] outside the matrix", m, n, k, i*ldc+j)
-							}
-						}
+					if err := f(g); err != nil {
+						return err
 					}
 				}
 			}
 		}
 	}
-	return w.result()
+	return nil
+}
+
+// at describes element (i, j) of the case's product.
+func (g gemmCase) at(i, j int) string {
+	return fmt.Sprintf("m=%d n=%d k=%d transA=%v transB=%v alpha=%g beta=%g c[%d,%d]", g.m, g.n, g.k, g.ta, g.tb, g.alpha, g.beta, i, j)
 }
 
 // gemmScale returns sum_p |alpha*opA(i,p)*opB(p,j)| in float64: the scale

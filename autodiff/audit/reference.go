@@ -215,39 +215,26 @@ func gemmAgainst64[T kernel.Float](r *rand.Rand) (float64, string, error) {
 		}
 		return out
 	}
-	for _, s := range shapes {
-		m, n, k := s[0], s[1], s[2]
-		for _, ta := range []bool{false, true} {
-			for _, tb := range []bool{false, true} {
-				for _, coef := range [][2]float64{{1, 0}, {-0.7, 0.5}} {
-					alpha, beta := T(coef[0]), T(coef[1])
-					ra, ca := m, k
-					if ta {
-						ra, ca = k, m
-					}
-					rb, cb := k, n
-					if tb {
-						rb, cb = n, k
-					}
-					a, b, c := randT[T](r, ra*ca), randT[T](r, rb*cb), randT[T](r, m*n)
-					got := slices.Clone(c)
-					kernel.Gemm(ta, tb, m, n, k, alpha, a, ca, b, cb, beta, got, n)
-					want, a64, b64 := to64(c), to64(a), to64(b)
-					kernel.GemmRef(ta, tb, m, n, k, float64(alpha), a64, ca, b64, cb, float64(beta), want, n)
-					for i := 0; i < m; i++ {
-						for j := 0; j < n; j++ {
-							scale := math.Abs(float64(beta)*float64(c[i*n+j])) +
-								gemmScale(ta, tb, i, j, k, float64(alpha), a64, ca, b64, cb)
-							g, x := float64(got[i*n+j]), want[i*n+j]
-							w.add(relErr(g, x, math.Max(scale, 0x1p-126)), g, x, func() string {
-								return fmt.Sprintf("m=%d n=%d k=%d transA=%v transB=%v alpha=%g beta=%g c[%d,%d]",
-									m, n, k, ta, tb, float64(alpha), float64(beta), i, j)
-							})
-						}
-					}
-				}
+	err := eachGemmCase(shapes, func(g gemmCase) error {
+		m, n, k, ca, cb := g.m, g.n, g.k, g.ca, g.cb
+		alpha, beta := T(g.alpha), T(g.beta)
+		a, b, c := randT[T](r, g.ra*ca), randT[T](r, g.rb*cb), randT[T](r, m*n)
+		got := slices.Clone(c)
+		kernel.Gemm(g.ta, g.tb, m, n, k, alpha, a, ca, b, cb, beta, got, n)
+		want, a64, b64 := to64(c), to64(a), to64(b)
+		kernel.GemmRef(g.ta, g.tb, m, n, k, float64(alpha), a64, ca, b64, cb, float64(beta), want, n)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				scale := math.Abs(float64(beta)*float64(c[i*n+j])) +
+					gemmScale(g.ta, g.tb, i, j, k, float64(alpha), a64, ca, b64, cb)
+				x, y := float64(got[i*n+j]), want[i*n+j]
+				w.add(relErr(x, y, math.Max(scale, 0x1p-126)), x, y, func() string { return g.at(i, j) })
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return 0, "", err
 	}
 	return w.result()
 }
