@@ -19,6 +19,7 @@ import (
 	"github.com/wadn-go/wadn/internal/settings"
 	"github.com/wadn-go/wadn/nn/checkpoint"
 	"github.com/wadn-go/wadn/wadn/method"
+	"github.com/wadn-go/wadn/wadn/nets"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
 
@@ -317,27 +318,27 @@ func keepWeights(dir string) error {
 	return os.Remove(ckpt)
 }
 
-// useAverages puts the average of every parameter (method.AveragePrefix)
-// in the parameter's place and drops the averages.
+// useAverages puts the average of every parameter (nets.AveragePrefix) in
+// the parameter's place and drops the averages.
 func useAverages(f *checkpoint.File) error {
 	at := make(map[string]int, len(f.Tensors))
 	for i, t := range f.Tensors {
 		at[t.Name] = i
 	}
-	var kept []checkpoint.Tensor
 	for _, t := range f.Tensors {
-		name, ok := method.IsAverage(t.Name)
+		name, ok := nets.IsAverage(t.Name)
 		if !ok {
 			continue
 		}
 		i, found := at[name]
-		if !found || !slices.Equal(f.Tensors[i].Shape, t.Shape) || len(f.Tensors[i].F32) != len(t.F32) || len(f.Tensors[i].F64) != len(t.F64) {
+		if !found || !slices.Equal(f.Tensors[i].Shape, t.Shape) || (f.Tensors[i].F32 == nil) != (t.F32 == nil) {
 			return fmt.Errorf("%s has no parameter %s of its shape %v", t.Name, name, t.Shape)
 		}
 		f.Tensors[i].F32, f.Tensors[i].F64 = t.F32, t.F64
 	}
+	var kept []checkpoint.Tensor
 	for _, t := range f.Tensors {
-		if _, ok := method.IsAverage(t.Name); !ok {
+		if _, ok := nets.IsAverage(t.Name); !ok {
 			kept = append(kept, t)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/wadn-go/wadn/nn/checkpoint"
 	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
+	"github.com/wadn-go/wadn/wadn/nets"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
 
@@ -309,7 +310,7 @@ func TestModelFileKeepsAverage(t *testing.T) {
 	}
 	averages := 0
 	for _, x := range ck.Tensors {
-		name, ok := method.IsAverage(x.Name)
+		name, ok := nets.IsAverage(x.Name)
 		if !ok {
 			continue
 		}
@@ -327,7 +328,7 @@ func TestModelFileKeepsAverage(t *testing.T) {
 	if len(m.Tensors) != len(ck.Tensors)-averages {
 		t.Errorf("the weights hold %d tensors, want the checkpoint's %d less %d averages", len(m.Tensors), len(ck.Tensors), averages)
 	}
-	bad := &checkpoint.File{Tensors: []checkpoint.Tensor{{Name: method.AveragePrefix + "extractor.x", Shape: []int{1}, F32: []float32{1}}}}
+	bad := &checkpoint.File{Tensors: []checkpoint.Tensor{{Name: nets.AveragePrefix + "extractor.x", Shape: []int{1}, F32: []float32{1}}}}
 	if err := useAverages(bad); err == nil || !strings.Contains(err.Error(), "extractor.x") {
 		t.Errorf("an average of no parameter: %v, want an error naming it", err)
 	}

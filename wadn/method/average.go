@@ -1,24 +1,17 @@
 package method
 
 import (
-	"strings"
-
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/nn"
 	"github.com/wadn-go/wadn/wadn/nets"
 )
-
-// AveragePrefix begins the names of the buffers that hold the running
-// average of the model's parameters: the average of "extractor.0.weight" is
-// the buffer "average.extractor.0.weight".
-const AveragePrefix = nets.AveragePrefix
 
 // average keeps an exponential moving average of the model's parameters
 // (the extractor's and the classifier's; not a method's critics or heads).
 type average struct {
 	decay  float64
 	params []nn.Param[float32] // the model's parameters
-	shadow []nn.Param[float32] // their averages, named AveragePrefix + name
+	shadow []nn.Param[float32] // their averages, named nets.AveragePrefix + name
 }
 
 // newAverage starts the average of params at their current values.
@@ -26,7 +19,7 @@ func newAverage(decay float64, params []nn.Param[float32]) *average {
 	a := &average{decay: decay, params: params}
 	for _, p := range params {
 		d := append([]float32(nil), p.Tensor.Data()...)
-		a.shadow = append(a.shadow, nn.Param[float32]{Name: AveragePrefix + p.Name, Tensor: autodiff.New(d, p.Tensor.Shape()...)})
+		a.shadow = append(a.shadow, nn.Param[float32]{Name: nets.AveragePrefix + p.Name, Tensor: autodiff.New(d, p.Tensor.Shape()...)})
 	}
 	return a
 }
@@ -62,10 +55,4 @@ func (a *average) swap() {
 			d[j], s[j] = s[j], d[j]
 		}
 	}
-}
-
-// IsAverage tells whether a checkpoint's tensor name is the average of a
-// parameter, and returns that parameter's name.
-func IsAverage(name string) (string, bool) {
-	return strings.CutPrefix(name, AveragePrefix)
 }

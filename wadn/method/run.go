@@ -332,7 +332,7 @@ func NewRun(algo Algorithm, task *data.Task, sc data.Scenario, net nets.Network,
 	r.params = append(r.params, ps...)
 	r.bufs = append(nn.Prefix("extractor", r.Model.Extractor.Buffers()), bufs...)
 	if tr.Average > 0 {
-		r.avg = newAverage(tr.Average, model[:len(model):len(model)])
+		r.avg = newAverage(tr.Average, model)
 		r.bufs = append(r.bufs, r.avg.shadow...)
 	}
 	return r, nil
@@ -396,8 +396,8 @@ func (r *Run) Step(epoch, step int) error {
 
 // EndEpoch evaluates the target (with the average of the weights when
 // Train.Average is set), lets the algorithm, which sees the weights as
-// trained, update its weights and
-// returns the epoch's log line. It is the trainer.Job's end of an epoch.
+// trained, update its weights and returns the epoch's log line. It is the
+// trainer.Job's end of an epoch.
 func (r *Run) EndEpoch(epoch int, t trainer.Timing) (EpochLog, error) {
 	T := len(r.Task.Sources)
 	n := float64(r.Steps)

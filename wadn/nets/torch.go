@@ -2,6 +2,7 @@ package nets
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/wadn-go/wadn/nn/checkpoint"
 )
@@ -31,6 +32,12 @@ const SparseWeightName = "extractor.0.weight"
 // of a run's parameters: the average of "extractor.0.weight" is
 // "average.extractor.0.weight", in the parameter's layout.
 const AveragePrefix = "average."
+
+// IsAverage tells whether a checkpoint's tensor name is the average of a
+// parameter, and returns that parameter's name.
+func IsAverage(name string) (string, bool) {
+	return strings.CutPrefix(name, AveragePrefix)
+}
 
 var numberedExtractor = regexp.MustCompile(`^extractor\.[0-9]+\.`)
 
