@@ -166,17 +166,7 @@ func GemmRef[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int,
 		for j := 0; j < n; j++ {
 			var s T
 			for p := 0; p < k; p++ {
-				var av, bv T
-				if transA {
-					av = a[p*lda+i]
-				} else {
-					av = a[i*lda+p]
-				}
-				if transB {
-					bv = b[j*ldb+p]
-				} else {
-					bv = b[p*ldb+j]
-				}
+				av, bv := opElem(a, transA, lda, i, p), opElem(b, transB, ldb, p, j)
 				s += av * bv
 			}
 			if beta == 0 {
@@ -197,4 +187,13 @@ func is32[T Float]() bool {
 // as32 views x, whose element type is 4 bytes wide, as a []float32.
 func as32[T Float](x []T) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
+// opElem returns element (r, c) of op(X) for X stored by rows with stride
+// ld: X[r, c], or X[c, r] when trans.
+func opElem[T Float](x []T, trans bool, ld, r, c int) T {
+	if trans {
+		return x[c*ld+r]
+	}
+	return x[r*ld+c]
 }

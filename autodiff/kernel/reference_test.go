@@ -20,17 +20,7 @@ func gemmRefSpec[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda 
 			for p0 := 0; p0 < k; p0 += kb {
 				var s T
 				for p := p0; p < min(p0+kb, k); p++ {
-					var av, bv T
-					if transA {
-						av = a[p*lda+i]
-					} else {
-						av = a[i*lda+p]
-					}
-					if transB {
-						bv = b[j*ldb+p]
-					} else {
-						bv = b[p*ldb+j]
-					}
+					av, bv := opElem(a, transA, lda, i, p), opElem(b, transB, ldb, p, j)
 					s += T(T(alpha*av) * bv)
 				}
 				if bet == 0 {
