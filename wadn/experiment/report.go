@@ -365,7 +365,8 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 // Markdown table with one column per method and label (WADN and the
 // baselines in the order of Methods) and one line per target, each cell
 // "mean ± std (paper)", and a last line with the averages over the targets
-// beside the paper's average (its printed one where it gives only that).
+// beside the paper's average (its printed one where it gives only that),
+// starred where the paper's targets are not all among the row's.
 func (rep *Report) WriteComparison(w io.Writer) error {
 	type group struct{ sc, ds string }
 	var groups []group
@@ -384,6 +385,7 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 		method[r.Name()] = r.Method
 	}
 	var b strings.Builder
+	starred := false
 	for _, g := range groups {
 		var targets []string
 		present := map[string]bool{}
@@ -425,21 +427,32 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 		b.WriteString("| **average** |")
 		for _, m := range order {
 			var means []float64
+			covered := 0 // the paper's targets among ours
 			for _, t := range targets {
 				if r, ok := cells[g][t][m]; ok {
 					means = append(means, r.Mean)
+					if r.Published != nil {
+						covered++
+					}
 				}
 			}
 			avg, _ := MeanStd(means)
 			pub := ""
 			if p, ok := paperAverage(g.sc, g.ds, method[m]); ok {
-				pub = fmt.Sprintf(" (%.2f)", p)
+				mark := ""
+				if n := len(Published[g.sc][g.ds][method[m]]); n == 0 || covered < n {
+					mark, starred = "*", true
+				}
+				pub = fmt.Sprintf(" (%.2f%s)", p, mark)
 			}
 			fmt.Fprintf(&b, " %.2f [%d]%s |", avg, len(means), pub)
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("\n[n]: number of targets averaged.\n")
+	if starred {
+		b.WriteString("\n*: the paper's average over all its targets, not over the targets of the row.\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

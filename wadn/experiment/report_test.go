@@ -86,9 +86,10 @@ func TestReportTable(t *testing.T) {
 		"| target | wadn | dann |",
 		"| books | 73.00 ± 0.00 (73.72) | - |",
 		"| kitchen | 83.00 ± 1.41 (83.73) | 75.00 ± 1.41 (74.71) |",
-		"| **average** | 78.00 [2] (80.43) | 75.00 [1] (72.00) |",
+		"| **average** | 78.00 [2] (80.43*) | 75.00 [1] (72.00*) |",
 		"| target | mme |",
-		"| **average** | 75.00 [2] (74.14) |",
+		"| **average** | 75.00 [2] (74.14*) |",
+		"*: the paper's average over all its targets",
 		"| limited | amazon | mme | **average** over 2 | | 75.00 | 74.14 (all targets) | +0.86 |",
 	} {
 		if !strings.Contains(out, want) {
@@ -132,6 +133,43 @@ func TestReportTable(t *testing.T) {
 	}
 	if _, err := Collect(t.TempDir()); err == nil {
 		t.Error("Collect of an empty directory gave no error")
+	}
+}
+
+// TestComparisonPaperAverage checks that the comparison's average line
+// gives the paper's average plain when the row holds every target the paper
+// reports, and starred, with the footnote, when it does not.
+func TestComparisonPaperAverage(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		targets []string
+		want    string
+		starred bool
+	}{
+		{"every target", []string{"books", "dvd", "electronics", "kitchen"}, "| **average** | 80.00 [4] (72.00) |", false},
+		{"three targets", []string{"books", "dvd", "kitchen"}, "| **average** | 80.00 [3] (72.00*) |", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, target := range tc.targets {
+				fakeRun(t, dir, data.UDA, "dann", target, 0, nil, 80, nil, nil)
+			}
+			rep, err := Collect(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := rep.WriteComparison(&b); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("comparison lacks %q:\n%s", tc.want, out)
+			}
+			if got := strings.Contains(out, "*: the paper's average"); got != tc.starred {
+				t.Errorf("footnote present %v, want %v:\n%s", got, tc.starred, out)
+			}
+		})
 	}
 }
 
