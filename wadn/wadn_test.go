@@ -809,3 +809,80 @@ func TestAverageLeavesTrainingAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceAccuracy checks that Train.SourceAccuracy logs, every epoch,
+// one accuracy per source whose last value is that of the result's model
+// (the average, with Train.Average) on the source's held-out rows, that it
+// changes nothing else in the log, and that a source without held-out rows
+// is refused by name.
+func TestSourceAccuracy(t *testing.T) {
+	heldOut := func() *data.Task { // rows enough to tell two models apart
+		task := fixture.Task()
+		for i, s := range task.Sources {
+			task.SourceTest = append(task.SourceTest, fixture.Sparse(s.Domain, 600, 0.5, 3*i, uint64(20+i)))
+		}
+		return task
+	}
+	var trained [][]float64 // the weights as trained, per epoch
+	for _, avg := range []float64{0, 0.9} {
+		cfg := tinyConfig(data.UDA)
+		cfg.tr.Epochs, cfg.tr.LR, cfg.tr.Average = 12, 2, avg
+		plain, err := train(heldOut(), cfg, method.Options{Seed: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.tr.SourceAccuracy = true
+		task := heldOut()
+		got, err := train(task, cfg, method.Options{Seed: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		differ := false
+		for i, p := range plain.History {
+			g := got.History[i]
+			if avg == 0 {
+				trained = append(trained, g.SourceAccuracy)
+			} else if !slices.Equal(g.SourceAccuracy, trained[i]) {
+				differ = true
+			}
+			if p.SourceAccuracy != nil {
+				t.Errorf("average %v, epoch %d: source_accuracy %v without the setting", avg, p.Epoch, p.SourceAccuracy)
+			}
+			if len(g.SourceAccuracy) != len(task.Sources) {
+				t.Errorf("average %v, epoch %d: source_accuracy %v, want %d values", avg, g.Epoch, g.SourceAccuracy, len(task.Sources))
+			}
+			g.SourceAccuracy, g.Seconds = nil, p.Seconds
+			if d := cmp.Diff(p, g); d != "" {
+				t.Errorf("average %v, epoch %d (-without +with):\n%s", avg, p.Epoch, d)
+			}
+		}
+		if avg > 0 && !differ {
+			t.Error("the average's source accuracies are the trained weights' at every epoch: the check below cannot tell them apart")
+		}
+		// The result's model on the held-out rows gives the last epoch's
+		// values.
+		init := nn.NewRand(1)
+		m := &method.Model{Extractor: cfg.net.NewExtractor(init), Classifier: cfg.net.NewClassifier(task.NumClasses, init)}
+		ps := append(nn.Prefix("extractor", m.Extractor.Params()), nn.Prefix("classifier", m.Classifier.Params())...)
+		for i, p := range ps {
+			if r := got.Params[i]; r.Name != p.Name {
+				t.Fatalf("result parameter %d is %s, the model's %s", i, r.Name, p.Name)
+			}
+			copy(p.Tensor.Data(), got.Params[i].Tensor.Data())
+		}
+		last := got.History[len(got.History)-1].SourceAccuracy
+		for i, s := range task.SourceTest {
+			if want := m.Accuracy(&s.Split, cfg.tr.EvalBatch); i >= len(last) || last[i] != want {
+				t.Errorf("average %v: source %s: logged %v, the result's model gives %v", avg, s.Domain, last, want)
+			}
+		}
+	}
+
+	cfg := tinyConfig(data.UDA)
+	cfg.tr.SourceAccuracy = true
+	task := heldOut()
+	task.SourceTest[1] = data.Subset{Domain: task.Sources[1].Domain}
+	if _, err := train(task, cfg, method.Options{Seed: 4}); err == nil || !strings.Contains(err.Error(), task.Sources[1].Domain) {
+		t.Errorf("a source without held-out rows gave %v, want an error naming %s", err, task.Sources[1].Domain)
+	}
+}

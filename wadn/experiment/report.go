@@ -460,8 +460,9 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 // WriteCSV writes the epoch logs of the report's runs as one CSV table: a
 // line per run and epoch, the run's identity (data set, scenario, method,
 // target, label, seed, key, directory) then the epoch's fields, those per
-// source as "class.SOURCE", "alpha.SOURCE.CLASS" and so on, and the target
-// distribution as "target_dist.CLASS". A field a run lacks is empty.
+// source as "class.SOURCE", "alpha.SOURCE.CLASS", "source_accuracy.SOURCE"
+// and so on, and the target distribution as "target_dist.CLASS". A field a
+// run lacks is empty.
 func (rep *Report) WriteCSV(w io.Writer) error {
 	type runLog struct {
 		row  *Row
@@ -494,6 +495,12 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 				}
 			}
 			for _, h := range hist {
+				if h.AccuracyTrained != nil {
+					addCol("accuracy_trained")
+				}
+				for t := range h.SourceAccuracy {
+					addCol("source_accuracy." + sourceName(srcs, t, len(h.SourceAccuracy)))
+				}
 				for t, a := range h.Alpha {
 					for k := range a {
 						addCol(fmt.Sprintf("alpha.%s.%d", srcs[t], k))
@@ -526,6 +533,12 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 					}
 				}
 			}
+			if h.AccuracyTrained != nil {
+				rec["accuracy_trained"] = num(*h.AccuracyTrained)
+			}
+			for t, x := range h.SourceAccuracy {
+				rec["source_accuracy."+sourceName(srcs, t, len(h.SourceAccuracy))] = num(x)
+			}
 			for t, a := range h.Alpha {
 				for k, x := range a {
 					if t < len(srcs) {
@@ -547,4 +560,17 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// sourceName names the t-th of n per-source values of a run with sources
+// srcs: the source, or "pooled" when a method pooling its sources logs one
+// value for all.
+func sourceName(srcs []string, t, n int) string {
+	if n == 1 && len(srcs) > 1 {
+		return "pooled"
+	}
+	if t < len(srcs) {
+		return srcs[t]
+	}
+	return strconv.Itoa(t)
 }

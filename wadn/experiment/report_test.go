@@ -280,12 +280,13 @@ func TestMeanStd(t *testing.T) {
 }
 
 // TestReportCSV checks the epoch-log table: a line per run and epoch with
-// the run's identity, its per-source fields under the sources' names.
+// the run's identity, its per-source fields under the sources' names, and
+// the fields only some epochs have left empty in the others.
 func TestReportCSV(t *testing.T) {
 	dir := t.TempDir()
 	run := fakeRun(t, dir, data.UDA, "wadn", "kitchen", 3, map[string]string{"c0": "0.05"}, 80, nil, nil)
 	log := `{"epoch":1,"loss":0.5,"class":[0.1,0.2,0.3],"lambda":[0.2,0.3,0.5],"alpha":[[1,2],[3,4],[5,6]],"accuracy":70,"target_dist":[0.4,0.6]}
-{"epoch":2,"loss":0.25,"class":[0.1,0.2,0.3],"lambda":[0.2,0.3,0.5],"alpha":[[1,2],[3,4],[5,6]],"accuracy":80,"target_dist":[0.4,0.6]}
+{"epoch":2,"loss":0.25,"class":[0.1,0.2,0.3],"lambda":[0.2,0.3,0.5],"alpha":[[1,2],[3,4],[5,6]],"accuracy":80,"accuracy_trained":78.5,"source_accuracy":[91,92,93],"target_dist":[0.4,0.6]}
 `
 	if err := os.WriteFile(filepath.Join(run, "epochs.jsonl"), []byte(log), 0o644); err != nil {
 		t.Fatal(err)
@@ -312,6 +313,7 @@ func TestReportCSV(t *testing.T) {
 	for _, c := range []struct{ name, want string }{
 		{"method", "wadn"}, {"label", "c0 0.05"}, {"seed", "3"}, {"epoch", "2"}, {"loss", "0.25"}, {"accuracy", "80"},
 		{"class.dvd", "0.2"}, {"lambda.electronics", "0.5"}, {"alpha.dvd.1", "4"}, {"target_dist.0", "0.4"}, {"explicit.books", ""},
+		{"accuracy_trained", "78.5"}, {"source_accuracy.books", "91"}, {"source_accuracy.electronics", "93"},
 	} {
 		i, ok := col[c.name]
 		if !ok {
@@ -321,5 +323,8 @@ func TestReportCSV(t *testing.T) {
 		if got := recs[2][i]; got != c.want {
 			t.Errorf("epoch 2 %s = %q, want %q", c.name, got, c.want)
 		}
+	}
+	if i := col["source_accuracy.dvd"]; recs[1][i] != "" {
+		t.Errorf("epoch 1, which has no source accuracy, gives %q", recs[1][i])
 	}
 }

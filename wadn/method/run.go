@@ -30,6 +30,12 @@ type Train struct {
 	// run keeps. Training itself does not read it. 0 evaluates the weights
 	// as trained.
 	Average float64 `setting:"average" record:"omitzero" help:"evaluate a moving average of the model's weights, this weight on the past at every step (0: the weights as trained)"`
+	// SourceAccuracy also evaluates, after every epoch, the weights
+	// evaluated on the target (the average's, with Average) on every
+	// source's held-out rows (data.Task.SourceTest), which training never
+	// reads: a view of the training that reads no target label. Training
+	// does not depend on it.
+	SourceAccuracy bool `setting:"source-accuracy" record:"omitzero" help:"also log every epoch the accuracy on each source's held-out rows, which training never reads (source_accuracy)"`
 	// Transductive, with limited target labels, lets every method read the
 	// target's test rows, labels unread, as its unlabelled target sample
 	// (WADN's critics and the baselines' adversarial, moment and entropy
@@ -174,9 +180,13 @@ type EpochLog struct {
 	Accuracy float64   `json:"accuracy"` // target test accuracy, percent
 	// AccuracyTrained is, with Train.Average, the target test accuracy of
 	// the weights as trained (Accuracy is the average's); nil without.
-	AccuracyTrained *float64    `json:"accuracy_trained,omitempty"`
-	Lambda          []float64   `json:"lambda"`
-	Alpha           [][]float64 `json:"alpha"`
+	AccuracyTrained *float64 `json:"accuracy_trained,omitempty"`
+	// SourceAccuracy is, with Train.SourceAccuracy, the accuracy on every
+	// source's held-out rows, in percent, of the weights Accuracy measures;
+	// nil without.
+	SourceAccuracy []float64   `json:"source_accuracy,omitempty"`
+	Lambda         []float64   `json:"lambda"`
+	Alpha          [][]float64 `json:"alpha"`
 	// AlphaError is the mean absolute error of alpha against the true ratios
 	// of the task's label distributions, per source.
 	AlphaError []float64 `json:"alpha_error"`
@@ -261,6 +271,16 @@ func NewRun(algo Algorithm, task *data.Task, sc data.Scenario, net nets.Network,
 	}
 	if sc == data.Limited && task.TargetTrain.Len() == 0 {
 		return nil, errors.New("limited-label task without labelled target samples")
+	}
+	if tr.SourceAccuracy {
+		if len(task.SourceTest) != T {
+			return nil, fmt.Errorf("source-accuracy: %d held-out source sets for %d sources", len(task.SourceTest), T)
+		}
+		for t, s := range task.SourceTest {
+			if s.Len() == 0 {
+				return nil, fmt.Errorf("source-accuracy: source %s has no held-out rows", task.Sources[t].Domain)
+			}
+		}
 	}
 	r := &Run{Task: task, Scenario: sc, Train: tr, Net: net, Classes: k, Seed: seed, algo: algo}
 	r.pcg = rand.NewPCG(seed, 0)
@@ -394,8 +414,22 @@ func (r *Run) Step(epoch, step int) error {
 	return nil
 }
 
+// sourceAccuracy returns, with Train.SourceAccuracy, the model's accuracy
+// on every source's held-out rows; nil without.
+func (r *Run) sourceAccuracy() []float64 {
+	if !r.Train.SourceAccuracy {
+		return nil
+	}
+	acc := make([]float64, len(r.Task.SourceTest))
+	for t := range acc {
+		acc[t] = r.Model.Accuracy(&r.Task.SourceTest[t].Split, r.Train.EvalBatch)
+	}
+	return acc
+}
+
 // EndEpoch evaluates the target (with the average of the weights when
-// Train.Average is set), lets the algorithm, which sees the weights as
+// Train.Average is set), and the sources' held-out rows with
+// Train.SourceAccuracy, lets the algorithm, which sees the weights as
 // trained, update its weights and returns the epoch's log line. It is the
 // trainer.Job's end of an epoch.
 func (r *Run) EndEpoch(epoch int, t trainer.Timing) (EpochLog, error) {
@@ -415,7 +449,10 @@ func (r *Run) EndEpoch(epoch int, t trainer.Timing) (EpochLog, error) {
 		log.AccuracyTrained = &trained
 		r.avg.swap()
 		log.Accuracy = r.Model.Accuracy(&r.Task.TargetTest.Split, r.Train.EvalBatch)
+		log.SourceAccuracy = r.sourceAccuracy()
 		r.avg.swap()
+	} else {
+		log.SourceAccuracy = r.sourceAccuracy()
 	}
 	r.Acc = log.Accuracy
 	if err := r.algo.EndEpoch(r, epoch, &log); err != nil {
