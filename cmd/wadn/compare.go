@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+
+	"github.com/wadn-go/wadn/nn/checkpoint"
+)
+
+func init() {
+	register(&command{
+		name:    "compare",
+		summary: "compare two checkpoints or model files bit for bit: every tensor, the optimiser's state, and the metadata with its timings left out; exit 1 when they differ",
+		usage:   "PATH PATH",
+		run:     runCompare,
+	})
+}
+
+// timings matches the "seconds" fields of a run's metadata, the one part
+// of two runs' checkpoints that legitimately differs.
+var timings = regexp.MustCompile(`,"seconds":[-+0-9.eE]+`)
+
+func runCompare(ctx context.Context, e *env, args []string) error {
+	c := commands["compare"]
+	fs := newFlagSet(c, e)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		fmt.Fprintf(e.stderr, "wadn compare: want two PATHs (run directories or checkpoint files), got %d arguments\n", len(pos))
+		return errUsage
+	}
+	var files [2]*checkpoint.File
+	for i, p := range pos {
+		ckpt, err := checkpointPath(p)
+		if err != nil {
+			return err
+		}
+		if files[i], err = checkpoint.Load(ckpt); err != nil {
+			return err
+		}
+		pos[i] = ckpt
+	}
+	a, b := files[0], files[1]
+	diffs := compareTensors(e, "tensor", a.Tensors, b.Tensors) + compareTensors(e, "optimiser tensor", a.Optim, b.Optim)
+	if a.OptimStep != b.OptimStep {
+		fmt.Fprintf(e.stdout, "optimiser step: %d against %d\n", a.OptimStep, b.OptimStep)
+		diffs++
+	}
+	ma, mb := timings.ReplaceAll(a.Meta, nil), timings.ReplaceAll(b.Meta, nil)
+	if !bytes.Equal(ma, mb) {
+		fmt.Fprintf(e.stdout, "metadata: differs beyond its timings (%d and %d bytes without them)\n", len(ma), len(mb))
+		diffs++
+	}
+	values := 0
+	for _, t := range append(a.Tensors, a.Optim...) {
+		values += t.Len()
+	}
+	if diffs > 0 {
+		fmt.Fprintf(e.stdout, "%s and %s differ (%d differences)\n", pos[0], pos[1], diffs)
+		return &exitError{1}
+	}
+	fmt.Fprintf(e.stdout, "%s and %s are identical: %d tensors and %d optimiser tensors (%d values) bit for bit, metadata (%d bytes) apart from timings\n",
+		pos[0], pos[1], len(a.Tensors), len(a.Optim), values, len(ma))
+	return nil
+}
+
+// compareTensors reports, one line each, the tensors of a and b that differ
+// in name, shape, element type or any value's bits (the first such element),
+// and returns their number.
+func compareTensors(e *env, what string, a, b []checkpoint.Tensor) int {
+	diffs := 0
+	if len(a) != len(b) {
+		fmt.Fprintf(e.stdout, "%ss: %d against %d\n", what, len(a), len(b))
+		diffs++
+	}
+	for i := range min(len(a), len(b)) {
+		x, y := &a[i], &b[i]
+		switch {
+		case x.Name != y.Name:
+			fmt.Fprintf(e.stdout, "%s %d: named %s against %s\n", what, i, x.Name, y.Name)
+		case fmt.Sprint(x.Shape) != fmt.Sprint(y.Shape) || x.DType() != y.DType() || x.Len() != y.Len():
+			fmt.Fprintf(e.stdout, "%s %s: %s %v against %s %v\n", what, x.Name, x.DType(), x.Shape, y.DType(), y.Shape)
+		default:
+			j := firstDifference(x, y)
+			if j < 0 {
+				continue
+			}
+			fmt.Fprintf(e.stdout, "%s %s: element %d differs: %v against %v\n", what, x.Name, j, value(x, j), value(y, j))
+		}
+		diffs++
+	}
+	return diffs
+}
+
+// firstDifference returns the first element whose bits differ between x and
+// y, of one element type and length, or -1.
+func firstDifference(x, y *checkpoint.Tensor) int {
+	if x.F64 != nil {
+		for j, v := range x.F64 {
+			if math.Float64bits(v) != math.Float64bits(y.F64[j]) {
+				return j
+			}
+		}
+		return -1
+	}
+	for j, v := range x.F32 {
+		if math.Float32bits(v) != math.Float32bits(y.F32[j]) {
+			return j
+		}
+	}
+	return -1
+}
+
+func value(t *checkpoint.Tensor, j int) any {
+	if t.F64 != nil {
+		return t.F64[j]
+	}
+	return t.F32[j]
+}
