@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 
 	"github.com/wadn-go/wadn/nn/checkpoint"
 )
@@ -57,8 +58,10 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		diffs++
 	}
 	values := 0
-	for _, t := range append(a.Tensors, a.Optim...) {
-		values += t.Len()
+	for _, ts := range [][]checkpoint.Tensor{a.Tensors, a.Optim} {
+		for _, t := range ts {
+			values += t.Len()
+		}
 	}
 	if diffs > 0 {
 		fmt.Fprintf(e.stdout, "%s and %s differ (%d differences)\n", pos[0], pos[1], diffs)
@@ -83,7 +86,7 @@ func compareTensors(e *env, what string, a, b []checkpoint.Tensor) int {
 		switch {
 		case x.Name != y.Name:
 			fmt.Fprintf(e.stdout, "%s %d: named %s against %s\n", what, i, x.Name, y.Name)
-		case fmt.Sprint(x.Shape) != fmt.Sprint(y.Shape) || x.DType() != y.DType() || x.Len() != y.Len():
+		case !slices.Equal(x.Shape, y.Shape) || x.DType() != y.DType() || x.Len() != y.Len():
 			fmt.Fprintf(e.stdout, "%s %s: %s %v against %s %v\n", what, x.Name, x.DType(), x.Shape, y.DType(), y.Shape)
 		default:
 			j := firstDifference(x, y)

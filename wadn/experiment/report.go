@@ -465,9 +465,10 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 // run lacks is empty.
 func (rep *Report) WriteCSV(w io.Writer) error {
 	type runLog struct {
-		row  *Row
-		run  *Run
-		hist []method.EpochLog
+		row   *Row
+		run   *Run
+		hist  []method.EpochLog
+		cells [][]cell // per epoch, epochCells
 	}
 	var logs []runLog
 	var cols []string
@@ -487,71 +488,39 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			logs = append(logs, runLog{row, r, hist})
 			srcs := r.Record.Identity.Sources
 			for _, field := range []string{"class", "explicit", "implicit", "penalty", "lambda", "alpha_error"} {
 				for _, s := range srcs {
 					addCol(field + "." + s)
 				}
 			}
-			for _, h := range hist {
-				if h.AccuracyTrained != nil {
-					addCol("accuracy_trained")
-				}
-				for t := range h.SourceAccuracy {
-					addCol("source_accuracy." + sourceName(srcs, t, len(h.SourceAccuracy)))
-				}
-				for t, a := range h.Alpha {
-					for k := range a {
-						addCol(fmt.Sprintf("alpha.%s.%d", srcs[t], k))
-					}
-				}
-				for k := range h.TargetDist {
-					addCol(fmt.Sprintf("target_dist.%d", k))
+			l := runLog{row: row, run: r, hist: hist}
+			for i := range hist {
+				l.cells = append(l.cells, epochCells(&hist[i], srcs))
+				for _, c := range l.cells[i] {
+					addCol(c.name)
 				}
 			}
+			logs = append(logs, l)
 		}
 	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(cols); err != nil {
 		return err
 	}
-	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, l := range logs {
-		srcs := l.run.Record.Identity.Sources
-		for _, h := range l.hist {
+		for i, h := range l.hist {
 			rec := map[string]string{
 				"dataset": l.row.Dataset, "scenario": l.row.Scenario, "method": l.row.Method, "target": l.row.Target,
 				"label": l.row.Label, "seed": strconv.FormatUint(l.run.Spec.Seed, 10), "key": l.run.Record.Key, "dir": l.run.Dir,
-				"epoch": strconv.Itoa(h.Epoch), "loss": num(h.Loss), "accuracy": num(h.Accuracy), "seconds": num(h.Seconds),
+				"epoch": strconv.Itoa(h.Epoch), "loss": csvNum(h.Loss), "accuracy": csvNum(h.Accuracy), "seconds": csvNum(h.Seconds),
 			}
-			for field, v := range map[string][]float64{"class": h.Class, "explicit": h.Explicit, "implicit": h.Implicit,
-				"penalty": h.Penalty, "lambda": h.Lambda, "alpha_error": h.AlphaError} {
-				for t, x := range v {
-					if t < len(srcs) {
-						rec[field+"."+srcs[t]] = num(x)
-					}
-				}
-			}
-			if h.AccuracyTrained != nil {
-				rec["accuracy_trained"] = num(*h.AccuracyTrained)
-			}
-			for t, x := range h.SourceAccuracy {
-				rec["source_accuracy."+sourceName(srcs, t, len(h.SourceAccuracy))] = num(x)
-			}
-			for t, a := range h.Alpha {
-				for k, x := range a {
-					if t < len(srcs) {
-						rec[fmt.Sprintf("alpha.%s.%d", srcs[t], k)] = num(x)
-					}
-				}
-			}
-			for k, x := range h.TargetDist {
-				rec[fmt.Sprintf("target_dist.%d", k)] = num(x)
+			for _, c := range l.cells[i] {
+				rec[c.name] = c.value
 			}
 			line := make([]string, len(cols))
-			for i, c := range cols {
-				line[i] = rec[c]
+			for j, c := range cols {
+				line[j] = rec[c]
 			}
 			if err := cw.Write(line); err != nil {
 				return err
@@ -561,6 +530,41 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// cell is one named value of a CSV line.
+type cell struct{ name, value string }
+
+// epochCells returns the CSV cells of an epoch's fields other than loss,
+// accuracy and seconds, in column order: the trained weights' accuracy, the
+// per-source fields as FIELD.SOURCE, alpha as alpha.SOURCE.CLASS and the
+// target distribution as target_dist.CLASS.
+func epochCells(h *method.EpochLog, srcs []string) []cell {
+	var cs []cell
+	if h.AccuracyTrained != nil {
+		cs = append(cs, cell{"accuracy_trained", csvNum(*h.AccuracyTrained)})
+	}
+	for _, f := range []struct {
+		name string
+		v    []float64
+	}{{"class", h.Class}, {"explicit", h.Explicit}, {"implicit", h.Implicit}, {"penalty", h.Penalty},
+		{"lambda", h.Lambda}, {"alpha_error", h.AlphaError}, {"source_accuracy", h.SourceAccuracy}} {
+		for t, x := range f.v {
+			cs = append(cs, cell{f.name + "." + sourceName(srcs, t, len(f.v)), csvNum(x)})
+		}
+	}
+	for t, a := range h.Alpha {
+		for k, x := range a {
+			cs = append(cs, cell{fmt.Sprintf("alpha.%s.%d", sourceName(srcs, t, len(h.Alpha)), k), csvNum(x)})
+		}
+	}
+	for k, x := range h.TargetDist {
+		cs = append(cs, cell{fmt.Sprintf("target_dist.%d", k), csvNum(x)})
+	}
+	return cs
+}
+
+// csvNum writes v in the fewest digits that read back as v.
+func csvNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // sourceName names the t-th of n per-source values of a run with sources
 // srcs: the source, or "pooled" when a method pooling its sources logs one

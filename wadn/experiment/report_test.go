@@ -291,24 +291,9 @@ func TestReportCSV(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(run, "epochs.jsonl"), []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Collect(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := rep.WriteCSV(&b); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(&b).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs, col := reportCSV(t, dir)
 	if len(recs) != 3 {
 		t.Fatalf("%d lines, want a header and 2 epochs:\n%v", len(recs), recs)
-	}
-	col := map[string]int{}
-	for i, c := range recs[0] {
-		col[c] = i
 	}
 	for _, c := range []struct{ name, want string }{
 		{"method", "wadn"}, {"label", "c0 0.05"}, {"seed", "3"}, {"epoch", "2"}, {"loss", "0.25"}, {"accuracy", "80"},
@@ -327,4 +312,56 @@ func TestReportCSV(t *testing.T) {
 	if i := col["source_accuracy.dvd"]; recs[1][i] != "" {
 		t.Errorf("epoch 1, which has no source accuracy, gives %q", recs[1][i])
 	}
+
+	// A method that pools its sources logs one value per field, named
+	// "pooled", never after the first source.
+	pooled := fakeRun(t, dir, data.UDA, "source", "kitchen", 0, nil, 75, nil, nil)
+	plog := `{"epoch":1,"loss":0.5,"class":[0.4],"lambda":[1],"alpha":[[1,1]],"accuracy":75,"source_accuracy":[90],"target_dist":[0.5,0.5]}
+`
+	if err := os.WriteFile(filepath.Join(pooled, "epochs.jsonl"), []byte(plog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, col = reportCSV(t, dir)
+	var line []string
+	for _, r := range recs[1:] {
+		if r[col["method"]] == "source" {
+			line = r
+		}
+	}
+	if line == nil {
+		t.Fatalf("no line of the pooled run:\n%v", recs)
+	}
+	for name, want := range map[string]string{"class.pooled": "0.4", "lambda.pooled": "1", "alpha.pooled.1": "1", "source_accuracy.pooled": "90", "class.books": ""} {
+		i, ok := col[name]
+		if !ok {
+			t.Errorf("pooled run: no column %s in %v", name, recs[0])
+			continue
+		}
+		if line[i] != want {
+			t.Errorf("pooled run: %s = %q, want %q", name, line[i], want)
+		}
+	}
+}
+
+// reportCSV returns the lines of the CSV table of the runs under dir and
+// the index of every column by name.
+func reportCSV(t *testing.T, dir string) ([][]string, map[string]int) {
+	t.Helper()
+	rep, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("the CSV table: %v, %d lines", err, len(recs))
+	}
+	col := map[string]int{}
+	for i, c := range recs[0] {
+		col[c] = i
+	}
+	return recs, col
 }
