@@ -272,23 +272,15 @@ func winoFilter(t kernel.WinogradTile, u, w []float32, f, c int) {
 			}
 			// tmp[p][j] = sum_i G[p][i] g[i][j]
 			for p := range a {
-				g0, g1, g2 := G[p][0], G[p][1], G[p][2]
 				for j := range 3 {
-					r0, r1, r2, d := &g[j], &g[3+j], &g[6+j], &tmp[p][j]
-					for k := 0; k < nb; k++ {
-						d[k] = g0*r0[k] + g1*r1[k] + g2*r2[k]
-					}
+					kernel.Comb3(tmp[p][j][:nb], g[j][:nb], g[3+j][:nb], g[6+j][:nb], [3]float64(G[p]))
 				}
 			}
 			// U[p][q] = sum_j tmp[p][j] G[q][j]
 			for p := range a {
-				t0, t1, t2 := &tmp[p][0], &tmp[p][1], &tmp[p][2]
+				t0, t1, t2 := tmp[p][0][:nb], tmp[p][1][:nb], tmp[p][2][:nb]
 				for q := range a {
-					h0, h1, h2 := G[q][0], G[q][1], G[q][2]
-					row := u[(a*p+q)*fc+i0 : (a*p+q)*fc+i0+nb]
-					for k := range row {
-						row[k] = float32(t0[k]*h0 + t1[k]*h1 + t2[k]*h2)
-					}
+					kernel.Comb3To32(u[(a*p+q)*fc+i0:(a*p+q)*fc+i0+nb], t0, t1, t2, [3]float64(G[q]))
 				}
 			}
 		}
@@ -351,6 +343,7 @@ func winoFilterAdj(t kernel.WinogradTile, dw []float32, dus [][]float32, fc int)
 		const B = winoFilterBlock
 		tmp := make([][3][B]float64, a) // tmp[q][r] = sum_p G[p][r] du[p][q]
 		var x [B]float64
+		var s [9][B]float64 // s[3r+c] = sum_q tmp[q][r] G[q][c]
 		for blk := lo; blk < hi; blk++ {
 			i0 := blk * B
 			nb := min(B, fc-i0)
@@ -358,31 +351,29 @@ func winoFilterAdj(t kernel.WinogradTile, dw []float32, dus [][]float32, fc int)
 				d := &tmp[q]
 				clear(d[:])
 				for p := range a {
-					g0, g1, g2 := G[p][0], G[p][1], G[p][2]
 					off := (a*p+q)*fc + i0
 					clear(x[:nb])
 					for _, du := range dus {
-						for k, v := range du[off : off+nb] {
-							x[k] += float64(v)
-						}
+						kernel.AddWidened(x[:nb], du[off:off+nb])
 					}
-					for k := 0; k < nb; k++ {
-						d[0][k] += g0 * x[k]
-						d[1][k] += g1 * x[k]
-						d[2][k] += g2 * x[k]
+					for r := range 3 {
+						kernel.AddScaled(d[r][:nb], x[:nb], G[p][r])
+					}
+				}
+			}
+			for r := range 3 {
+				for c := range 3 {
+					e := s[3*r+c][:nb]
+					clear(e)
+					for q := range a {
+						kernel.AddScaled(e, tmp[q][r][:nb], G[q][c])
 					}
 				}
 			}
 			for k := 0; k < nb; k++ {
 				out := dw[9*(i0+k) : 9*(i0+k)+9]
-				for r := range 3 {
-					for cc := range 3 {
-						var s float64
-						for q := range a {
-							s += tmp[q][r][k] * G[q][cc]
-						}
-						out[3*r+cc] = float32(s)
-					}
+				for e := range out {
+					out[e] = float32(s[e][k])
 				}
 			}
 		}

@@ -290,6 +290,7 @@ func kernelSpecs() []kernelSpec {
 		{"WinogradInAdj", tolExact, "with NaN, Inf, subnormals; the same bits as go", winogradSpec(winoInAdj)},
 		{"WinogradOut", tolExact, "with NaN, Inf, subnormals; the same bits as go", winogradSpec(winoOut)},
 		{"WinogradOutAdj", tolExact, "with NaN, Inf, subnormals; the same bits as go", winogradSpec(winoOutAdj)},
+		{"LinComb", tolExact, "Comb3, Comb3To32, AddScaled, AddWidened in float64, with NaN, Inf, subnormals; the same values as go", linCombSpec},
 		{"Interleave8", tolExact, "full and partial lane sets; the same bits as go", interleaveSpec(false)},
 		{"Deinterleave8", tolExact, "full and partial lane sets; the same bits as go", interleaveSpec(true)},
 	}
@@ -343,6 +344,69 @@ func winogradSpec(which int) func(*rand.Rand, string) (float64, string, error) {
 		}
 		return w.result()
 	}
+}
+
+// linCombSpec compares the float64 linear-combination kernels under impl
+// with "go", on lengths with and without a tail, on inputs spanning 2^-60 to
+// 2^60 with special values.
+func linCombSpec(r *rand.Rand, impl string) (float64, string, error) {
+	var w worst
+	draw := func(n int) []float64 {
+		v := make([]float64, n)
+		for i, x := range specials(r, normals(r, n, 1)) {
+			v[i] = math.Ldexp(float64(x), r.IntN(121)-60)
+		}
+		return v
+	}
+	c := [3]float64{0.8125, -1.0 / 3, 0x1p-20}
+	for _, n := range lengths {
+		r0, r1, r2, d0 := draw(n), draw(n), draw(n), draw(n)
+		x32 := specials(r, normals(r, n, 1))
+		kernels := []struct {
+			name string
+			run  func() []float64
+		}{
+			{"Comb3", func() []float64 {
+				d := make([]float64, n)
+				kernel.Comb3(d, r0, r1, r2, c)
+				return d
+			}},
+			{"Comb3To32", func() []float64 {
+				d := make([]float32, n)
+				kernel.Comb3To32(d, r0, r1, r2, c)
+				out := make([]float64, n)
+				for i, v := range d {
+					out[i] = float64(v)
+				}
+				return out
+			}},
+			{"AddScaled", func() []float64 {
+				d := slices.Clone(d0)
+				kernel.AddScaled(d, r0, -0.6875)
+				return d
+			}},
+			{"AddWidened", func() []float64 {
+				d := slices.Clone(d0)
+				kernel.AddWidened(d, x32)
+				return d
+			}},
+		}
+		for _, k := range kernels {
+			var got, want []float64
+			if err := under(impl, func() { got = k.run() }); err != nil {
+				return 0, "", err
+			}
+			if err := under("go", func() { want = k.run() }); err != nil {
+				return 0, "", err
+			}
+			for i := range want {
+				w.add(relErr(got[i], want[i], math.Max(math.Abs(want[i]), 0x1p-1022)), got[i], want[i], func() string {
+					return fmt.Sprintf("%s, length %d, value %d", k.name, n, i)
+				})
+			}
+		}
+	}
+	return w.result()
 }
 
 // compareUnder runs apply on a copy of base under impl and on another under

@@ -1,0 +1,95 @@
+package kernel
+
+// Float64 kernels of short linear combinations, which the Winograd filter
+// transforms apply to blocks of filters. Each doc comment gives the reference
+// loop: the products are rounded before they are added (never a fused
+// multiply-add) and the sums are taken left to right, so the AVX2 assembly and
+// the Go loops give the same bits. All slices must have the same length or the
+// kernel panics.
+
+// Comb3 is
+//
+//	for k := range d { d[k] = c[0]*r0[k] + c[1]*r1[k] + c[2]*r2[k] }
+func Comb3(d, r0, r1, r2 []float64, c [3]float64) {
+	checkLen3(len(d), len(r0), len(r1))
+	checkLen2(len(d), len(r2))
+	n := len(d) &^ 3
+	if n > 0 && useAsm32() {
+		comb3AVX2(d[:n], r0[:n], r1[:n], r2[:n], &c)
+	} else {
+		n = 0
+	}
+	comb3Go(d[n:], r0[n:], r1[n:], r2[n:], c)
+}
+
+// Comb3To32 is
+//
+//	for k := range d { d[k] = float32(c[0]*r0[k] + c[1]*r1[k] + c[2]*r2[k]) }
+func Comb3To32(d []float32, r0, r1, r2 []float64, c [3]float64) {
+	checkLen3(len(d), len(r0), len(r1))
+	checkLen2(len(d), len(r2))
+	n := len(d) &^ 3
+	if n > 0 && useAsm32() {
+		comb3To32AVX2(d[:n], r0[:n], r1[:n], r2[:n], &c)
+	} else {
+		n = 0
+	}
+	comb3To32Go(d[n:], r0[n:], r1[n:], r2[n:], c)
+}
+
+// AddScaled is
+//
+//	for k, v := range x { d[k] += a * v }
+func AddScaled(d, x []float64, a float64) {
+	checkLen2(len(d), len(x))
+	n := len(d) &^ 3
+	if n > 0 && useAsm32() {
+		addScaledAVX2(d[:n], x[:n], a)
+	} else {
+		n = 0
+	}
+	addScaledGo(d[n:], x[n:], a)
+}
+
+// AddWidened is
+//
+//	for k, v := range x { d[k] += float64(v) }
+func AddWidened(d []float64, x []float32) {
+	checkLen2(len(d), len(x))
+	n := len(d) &^ 3
+	if n > 0 && useAsm32() {
+		addWidenedAVX2(d[:n], x[:n])
+	} else {
+		n = 0
+	}
+	addWidenedGo(d[n:], x[n:])
+}
+
+// comb3Go is comb3AVX2 and the twin of Comb3 (the conversions round each
+// product, so that no compiler fuses a multiply and an add).
+func comb3Go(d, r0, r1, r2 []float64, c [3]float64) {
+	for k := range d {
+		d[k] = float64(c[0]*r0[k]) + float64(c[1]*r1[k]) + float64(c[2]*r2[k])
+	}
+}
+
+// comb3To32Go is comb3To32AVX2 and the twin of Comb3To32.
+func comb3To32Go(d []float32, r0, r1, r2 []float64, c [3]float64) {
+	for k := range d {
+		d[k] = float32(float64(c[0]*r0[k]) + float64(c[1]*r1[k]) + float64(c[2]*r2[k]))
+	}
+}
+
+// addScaledGo is addScaledAVX2 and the twin of AddScaled.
+func addScaledGo(d, x []float64, a float64) {
+	for k, v := range x {
+		d[k] += float64(a * v)
+	}
+}
+
+// addWidenedGo is addWidenedAVX2 and the twin of AddWidened.
+func addWidenedGo(d []float64, x []float32) {
+	for k, v := range x {
+		d[k] += float64(v)
+	}
+}

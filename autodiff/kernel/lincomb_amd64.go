@@ -1,0 +1,26 @@
+//go:build !purego
+
+package kernel
+
+// The AVX2 linear-combination kernels. Slice lengths are multiples of 4 and
+// equal; each is specified by its Go twin in lincomb.go.
+
+// comb3AVX2 is comb3Go(d, r0, r1, r2, *c).
+//
+//go:noescape
+func comb3AVX2(d, r0, r1, r2 []float64, c *[3]float64)
+
+// comb3To32AVX2 is comb3To32Go(d, r0, r1, r2, *c).
+//
+//go:noescape
+func comb3To32AVX2(d []float32, r0, r1, r2 []float64, c *[3]float64)
+
+// addScaledAVX2 is addScaledGo.
+//
+//go:noescape
+func addScaledAVX2(d, x []float64, a float64)
+
+// addWidenedAVX2 is addWidenedGo.
+//
+//go:noescape
+func addWidenedAVX2(d []float64, x []float32)

@@ -1,0 +1,18 @@
+//go:build !amd64 || purego
+
+package kernel
+
+// Without assembly the linear-combination kernels are never called, because
+// haveAVX2 is false.
+
+func comb3AVX2(d, r0, r1, r2 []float64, c *[3]float64) {
+	panic("kernel: comb3AVX2 without assembly")
+}
+
+func comb3To32AVX2(d []float32, r0, r1, r2 []float64, c *[3]float64) {
+	panic("kernel: comb3To32AVX2 without assembly")
+}
+
+func addScaledAVX2(d, x []float64, a float64) { panic("kernel: addScaledAVX2 without assembly") }
+
+func addWidenedAVX2(d []float64, x []float32) { panic("kernel: addWidenedAVX2 without assembly") }
