@@ -388,7 +388,8 @@ func micro[T Float](bl blocking, k int, a, b, c []T, ldc int, beta T) {
 // dst[(i/mr)*mr*kb + p*mr + i%mr]. Rows past mb up to the next multiple of mr
 // are zero. With t8 set (float32 with assembly) full panels are packed by
 // assembly: transpose8 (8 rows) or packA6 (6 rows) for untransposed A,
-// packRows8 for transposed A.
+// packRows8 (when mr is a multiple of 8) or packA6T (6 rows) for
+// transposed A.
 func packA[T Float](t8, trans bool, a []T, lda, i0, p0, mb, kb, mr int, alpha T, dst []T) {
 	ir0 := 0
 	if t8 && trans && mr%8 == 0 && mb >= mr {
@@ -410,6 +411,11 @@ func packA[T Float](t8, trans bool, a []T, lda, i0, p0, mb, kb, mr int, alpha T,
 		}
 		if trans {
 			// op(A)(i, p) = a[p*lda+i]: each p gives mr contiguous values.
+			if t8 && mr == 6 && rows == 6 && kb > 0 {
+				_ = a[(p0+kb-1)*lda+i0+ir+5]
+				packA6T((*float32)(unsafe.Pointer(&panel[0])), (*float32)(unsafe.Pointer(&a[p0*lda+i0+ir])), lda, kb, float32(alpha))
+				continue
+			}
 			for p := 0; p < kb; p++ {
 				src := a[(p0+p)*lda+i0+ir:]
 				src = src[:rows]

@@ -73,3 +73,12 @@ func packA6AVX2(dst *float32, src *float32, lda int, kb int, scale float32)
 func packA6(dst *float32, src *float32, lda int, kb int, scale float32) {
 	packA6AVX2(dst, src, lda, kb, scale)
 }
+
+// packA6TAVX2 is packA6TGo for kb >= 1.
+//
+//go:noescape
+func packA6TAVX2(dst *float32, src *float32, lda int, kb int, scale float32)
+
+func packA6T(dst *float32, src *float32, lda int, kb int, scale float32) {
+	packA6TAVX2(dst, src, lda, kb, scale)
+}

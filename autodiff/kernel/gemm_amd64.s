@@ -1443,3 +1443,26 @@ refaccumulate:
 	VMOVUPS Y11, 32(DI)
 	VZEROUPPER
 	RET
+
+// func packA6TAVX2(dst *float32, src *float32, lda int, kb int, scale float32)
+// For each of the kb rows of src: six values, scaled, to 24 bytes of dst
+// (four in X0, two in X1), so nothing past a row or the panel is touched.
+TEXT ·packA6TAVX2(SB), NOSPLIT, $0-36
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lda+16(FP), R9
+	SHLQ $2, R9
+	MOVQ kb+24(FP), CX
+	VBROADCASTSS scale+32(FP), X15
+loop6t:
+	VMOVUPS (SI), X0
+	VMOVSD 16(SI), X1
+	VMULPS X15, X0, X0
+	VMULPS X15, X1, X1
+	VMOVUPS X0, 0(DI)
+	VMOVSD X1, 16(DI)
+	ADDQ R9, SI
+	ADDQ $24, DI
+	DECQ CX
+	JNZ loop6t
+	RET

@@ -149,6 +149,24 @@ func packA6Go(dst *float32, src *float32, lda int, kb int, scale float32) {
 	}
 }
 
+// packA6TGo is the specification of packA6TAVX2, which packs six columns
+// of a transposed A (six values of each of kb rows) into the panel of the
+// AVX2 micro-kernel:
+//
+//	for p < kb { for r < 6 { dst[p*6+r] = scale * src[p*lda+r] } }
+func packA6TGo(dst *float32, src *float32, lda int, kb int, scale float32) {
+	if kb == 0 {
+		return
+	}
+	d := unsafe.Slice(dst, kb*6)
+	s := unsafe.Slice(src, (kb-1)*lda+6)
+	for p := 0; p < kb; p++ {
+		for r := 0; r < 6; r++ {
+			d[p*6+r] = scale * s[p*lda+r]
+		}
+	}
+}
+
 // packRows8Go is the specification of packRows8AVX2, which packs blocks whose
 // rows are already in panel order (transposed A, untransposed B) into panels
 // of width w = 8*w8, reading each source row once from front to back:

@@ -27,3 +27,7 @@ func packRows8(dst *float32, src *float32, ss int, kb int, panels int, w8 int, s
 func packA6(dst *float32, src *float32, lda int, kb int, scale float32) {
 	packA6Go(dst, src, lda, kb, scale)
 }
+
+func packA6T(dst *float32, src *float32, lda int, kb int, scale float32) {
+	packA6TGo(dst, src, lda, kb, scale)
+}

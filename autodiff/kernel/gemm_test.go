@@ -506,6 +506,26 @@ func TestPackA6(t *testing.T) {
 	}
 }
 
+// TestPackA6T compares the six-column packing of a transposed A with its Go
+// twin; the values past the panel must stay as they were.
+func TestPackA6T(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, kb := range []int{1, 2, 7, 16, 385} {
+		for _, lda := range []int{6, 11} {
+			src := randSlice32(rng, (kb-1)*lda+6)
+			got := randSlice32(rng, kb*6+16)
+			want := append([]float32(nil), got...)
+			packA6T(&got[0], &src[0], lda, kb, -1.5)
+			packA6TGo(&want[0], &src[0], lda, kb, -1.5)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("kb=%d lda=%d: dst[%d] = %v, want %v", kb, lda, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
 // TestGemmSerialAndPacked checks that GemmSerial, and a product with op(A)
 // packed once by PackA, have the bits of Gemm on 2 threads, for shapes with
 // several k blocks and row blocks, and that a packed operand is refused
