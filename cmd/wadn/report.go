@@ -11,8 +11,8 @@ import (
 func init() {
 	register(&command{
 		name:    "report",
-		summary: "tabulate the finished runs under a directory beside the paper's numbers",
-		usage:   "[--json | --csv] [--plots PLOTDIR] DIR",
+		summary: "tabulate the finished runs under one or more directories beside the paper's numbers",
+		usage:   "[--json | --csv] [--plots PLOTDIR] DIR...",
 		run:     runReport,
 	})
 }
@@ -26,11 +26,11 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintf(e.stderr, "wadn report: want one directory, have %d arguments\n", fs.NArg())
+	if fs.NArg() == 0 {
+		fmt.Fprintln(e.stderr, "wadn report: want at least one directory")
 		return errUsage
 	}
-	rep, err := experiment.Collect(fs.Arg(0))
+	rep, err := experiment.Collect(fs.Args()...)
 	if err != nil {
 		return err
 	}

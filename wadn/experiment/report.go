@@ -85,34 +85,44 @@ type Report struct {
 	Notes []string
 }
 
-// Collect finds every run directory under dir, following symbolic links to
-// directories (each real directory once), and gathers the finished runs
-// into rows.
-func Collect(dir string) (*Report, error) {
+// Collect finds every run directory under the given directories, following
+// symbolic links to directories (each real directory once in a walk), and
+// gathers the finished runs into rows. A run found twice counts once, with a
+// note.
+func Collect(dirs ...string) (*Report, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("no directory to collect runs from")
+	}
 	rep := &Report{}
 	var runs []*Run
-	err := eachRun(dir, func(at, _ string, rec *Record, res *RunResult) error {
-		if rec == nil {
-			return nil // a checkpoint of no known run
-		}
-		if res == nil {
-			rep.Unfinished++
+	for _, dir := range dirs {
+		err := eachRun(dir, func(at, _ string, rec *Record, res *RunResult) error {
+			if rec == nil {
+				return nil // a checkpoint of no known run
+			}
+			if res == nil {
+				rep.Unfinished++
+				return nil
+			}
+			spec, err := SpecOf(rec.Identity)
+			if err != nil {
+				return fmt.Errorf("%s: %w", filepath.Join(at, RunFile), err)
+			}
+			runs = append(runs, &Run{Dir: at, Record: rec, Result: res, Spec: spec})
 			return nil
-		}
-		spec, err := SpecOf(rec.Identity)
+		})
 		if err != nil {
-			return fmt.Errorf("%s: %w", filepath.Join(at, RunFile), err)
+			return nil, err
 		}
-		runs = append(runs, &Run{Dir: at, Record: rec, Result: res, Spec: spec})
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	if len(runs) == 0 {
-		msg := fmt.Sprintf("no finished run under %s", dir)
+		msg := "no finished run under " + strings.Join(dirs, ", ")
 		if rep.Unfinished > 0 {
-			msg += fmt.Sprintf(" (%d unfinished: continue them with 'wadn run --resume --out %s')", rep.Unfinished, dir)
+			out := "DIR" // the directory holding them
+			if len(dirs) == 1 {
+				out = dirs[0]
+			}
+			msg += fmt.Sprintf(" (%d unfinished: continue them with 'wadn run --resume --out %s')", rep.Unfinished, out)
 		}
 		return nil, errors.New(msg)
 	}

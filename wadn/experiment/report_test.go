@@ -263,6 +263,41 @@ func TestReportCountsUnfinished(t *testing.T) {
 	}
 }
 
+// TestReportSeveralDirs checks that the runs of several directories are
+// gathered into the same rows, that a directory given twice counts its runs
+// once, and that a missing directory is an error naming it.
+func TestReportSeveralDirs(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	fakeRun(t, a, data.UDA, "source", "kitchen", 0, nil, 70, nil, nil)
+	fakeRun(t, b, data.UDA, "source", "kitchen", 1, nil, 72, nil, nil)
+	fakeRun(t, b, data.UDA, "source", "books", 0, nil, 66, nil, nil)
+	rep, err := Collect(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, r := range rep.Rows {
+		n[r.Target] = r.N
+	}
+	if !cmp.Equal(n, map[string]int{"kitchen": 2, "books": 1}) {
+		t.Errorf("seeds per target %v; want kitchen 2 (one from each directory), books 1", n)
+	}
+	rep, err = Collect(a, b, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 2 || rep.Rows[0].N+rep.Rows[1].N != 3 || len(rep.Notes) != 1 {
+		t.Errorf("a directory given twice: rows %+v, notes %q; want 3 runs and one note", rep.Rows, rep.Notes)
+	}
+	missing := filepath.Join(a, "nowhere")
+	if _, err := Collect(b, missing); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("a missing directory: error %v, want one naming %s", err, missing)
+	}
+	if _, err := Collect(); err == nil {
+		t.Error("no directory: no error")
+	}
+}
+
 func TestMeanStd(t *testing.T) {
 	for _, c := range []struct {
 		v         []float64
