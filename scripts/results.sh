@@ -10,13 +10,29 @@ trap 'rm -f "$tmp"' EXIT
 	cat <<'HEADER'
 # Stored results
 
-The tables `wadn report results` makes of the runs stored under `results/`
-(their epoch logs and results; the sweep files there are the grids).
+The tables `wadn report` makes of the runs stored under `results/` (their
+epoch logs and results; the sweep files there are the grids).
 `scripts/results.sh` writes this file again from them. Runs not yet stored
 are not in it: docs/amazon.md and docs/digits.md give the rest.
 
 HEADER
-	go run ./cmd/wadn report results
+	# Every folder of results/ but diagnostic/, in one report.
+	set --
+	for d in results/*/; do
+		[ "$d" = results/diagnostic/ ] || set -- "$@" "${d%/}"
+	done
+	go run ./cmd/wadn report "$@"
+	if [ -d results/diagnostic ]; then
+		cat <<'DIAG'
+
+## Diagnostic runs
+
+Runs with settings meant to find a cause, not to be compared with the
+paper (`results/diagnostic/`; docs/digits.md tells their story).
+
+DIAG
+		go run ./cmd/wadn report results/diagnostic
+	fi
 } >"$tmp"
 if [ "${1:-}" = --check ]; then
 	if ! cmp -s "$tmp" docs/results.md; then
