@@ -1,15 +1,17 @@
 // Package kernel holds the numeric kernels under package autodiff: matrix
 // multiply (Gemm, and GemmPacked for a left operand packed once by PackA),
-// element-wise loops over float32 and float64 slices, and the transforms of
-// the Winograd convolutions F(4x4, 3x3) and F(5x5, 3x3) with the 8-lane
-// interleaves that feed them (winograd.go). FMAPeak measures the
+// element-wise loops over float32 and float64 slices, the transforms of the
+// Winograd convolutions F(4x4, 3x3) and F(5x5, 3x3) with the 8-lane
+// interleaves that feed them (winograd.go), and the float64 linear
+// combinations of their filter transforms (lincomb.go). FMAPeak measures the
 // multiply-add rate the machine reaches, the limit the others are held to.
 //
 // Every kernel has a pure-Go reference implementation whose loop is written in
 // its doc comment. On amd64 (without the purego build tag) the kernels
 // dispatch at run time to AVX-512 or AVX2+FMA assembly, chosen from the CPU
 // features: Gemm for float32 and float64, the element-wise kernels and the
-// Winograd kernels for float32 (in AVX2 under both). SetImpl forces one
+// Winograd kernels for float32 and the linear combinations (in AVX2 under
+// both). SetImpl forces one
 // implementation ("go" included) so tests and the numerics audit can compare
 // them. Other platforms run Go only.
 //
