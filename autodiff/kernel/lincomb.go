@@ -7,17 +7,25 @@ package kernel
 // the Go loops give the same bits. All slices must have the same length or the
 // kernel panics.
 
+// asmLen returns how many leading elements of an n-element call the AVX2
+// assembly takes (a multiple of 4; none when the assembly is not used); the
+// Go twin takes the rest.
+func asmLen(n int) int {
+	if !useAsm32() {
+		return 0
+	}
+	return n &^ 3
+}
+
 // Comb3 is
 //
 //	for k := range d { d[k] = c[0]*r0[k] + c[1]*r1[k] + c[2]*r2[k] }
 func Comb3(d, r0, r1, r2 []float64, c [3]float64) {
 	checkLen3(len(d), len(r0), len(r1))
 	checkLen2(len(d), len(r2))
-	n := len(d) &^ 3
-	if n > 0 && useAsm32() {
+	n := asmLen(len(d))
+	if n > 0 {
 		comb3AVX2(d[:n], r0[:n], r1[:n], r2[:n], &c)
-	} else {
-		n = 0
 	}
 	comb3Go(d[n:], r0[n:], r1[n:], r2[n:], c)
 }
@@ -28,11 +36,9 @@ func Comb3(d, r0, r1, r2 []float64, c [3]float64) {
 func Comb3To32(d []float32, r0, r1, r2 []float64, c [3]float64) {
 	checkLen3(len(d), len(r0), len(r1))
 	checkLen2(len(d), len(r2))
-	n := len(d) &^ 3
-	if n > 0 && useAsm32() {
+	n := asmLen(len(d))
+	if n > 0 {
 		comb3To32AVX2(d[:n], r0[:n], r1[:n], r2[:n], &c)
-	} else {
-		n = 0
 	}
 	comb3To32Go(d[n:], r0[n:], r1[n:], r2[n:], c)
 }
@@ -42,11 +48,9 @@ func Comb3To32(d []float32, r0, r1, r2 []float64, c [3]float64) {
 //	for k, v := range x { d[k] += a * v }
 func AddScaled(d, x []float64, a float64) {
 	checkLen2(len(d), len(x))
-	n := len(d) &^ 3
-	if n > 0 && useAsm32() {
+	n := asmLen(len(d))
+	if n > 0 {
 		addScaledAVX2(d[:n], x[:n], a)
-	} else {
-		n = 0
 	}
 	addScaledGo(d[n:], x[n:], a)
 }
@@ -56,11 +60,9 @@ func AddScaled(d, x []float64, a float64) {
 //	for k, v := range x { d[k] += float64(v) }
 func AddWidened(d []float64, x []float32) {
 	checkLen2(len(d), len(x))
-	n := len(d) &^ 3
-	if n > 0 && useAsm32() {
+	n := asmLen(len(d))
+	if n > 0 {
 		addWidenedAVX2(d[:n], x[:n])
-	} else {
-		n = 0
 	}
 	addWidenedGo(d[n:], x[n:])
 }
