@@ -278,6 +278,15 @@ func alphaErrors(runs []*Run) ([]float64, bool) {
 	return per, true
 }
 
+// accuracy formats the row's accuracy as "mean ± std", or as the mean alone
+// for one seed, whose spread is unknown.
+func (r *Row) accuracy() string {
+	if r.N < 2 {
+		return fmt.Sprintf("%.2f", r.Mean)
+	}
+	return fmt.Sprintf("%.2f ± %.2f", r.Mean, r.Std)
+}
+
 // MeanStd returns the mean and the sample standard deviation of v (0 for
 // fewer than two values).
 func MeanStd(v []float64) (mean, std float64) {
@@ -310,7 +319,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 }
 
 // WriteMarkdown writes the rows as Markdown: a table with a line per row
-// (mean ± std over the seeds beside the paper's number, and the alpha
+// (mean ± std over the seeds, the mean alone for one seed, beside the paper's number, and the alpha
 // error), a line per method and label with its average over the targets,
 // then for every scenario and data set a table with the methods side by
 // side (WriteComparison).
@@ -345,8 +354,8 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 				aerr += " (" + strings.Join(per, ", ") + ")"
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.2f ± %.2f | %s | %s | %s |\n",
-			r.Scenario, r.Dataset, r.Name(), r.Target, r.N, r.Mean, r.Std, pub, diff, aerr)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s |\n",
+			r.Scenario, r.Dataset, r.Name(), r.Target, r.N, r.accuracy(), pub, diff, aerr)
 	}
 	for _, k := range order {
 		m, _ := MeanStd(sums[k])
@@ -374,7 +383,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 // WriteComparison writes, for every scenario and data set among the rows, a
 // Markdown table with one column per method and label (WADN and the
 // baselines in the order of Methods) and one line per target, each cell
-// "mean ± std (paper)", and a last line with the averages over the targets
+// "mean ± std (paper)" ("mean (paper)" for one seed), and a last line with the averages over the targets
 // beside the paper's average (its printed one where it gives only that),
 // starred where the paper's targets are not all among the row's.
 func (rep *Report) WriteComparison(w io.Writer) error {
@@ -395,7 +404,7 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 		method[r.Name()] = r.Method
 	}
 	var b strings.Builder
-	starred := false
+	starred, single := false, false
 	for _, g := range groups {
 		var targets []string
 		present := map[string]bool{}
@@ -430,7 +439,8 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 				if r.Published != nil {
 					pub = fmt.Sprintf(" (%.2f)", *r.Published)
 				}
-				fmt.Fprintf(&b, " %.2f ± %.2f%s |", r.Mean, r.Std, pub)
+				fmt.Fprintf(&b, " %s%s |", r.accuracy(), pub)
+				single = single || r.N < 2
 			}
 			b.WriteString("\n")
 		}
@@ -460,6 +470,9 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n[n]: number of targets averaged.\n")
+	if single {
+		b.WriteString("\nA mean without ± is from one seed.\n")
+	}
 	if starred {
 		b.WriteString("\n*: the paper's average over all its targets, not over the targets of the row.\n")
 	}

@@ -84,7 +84,9 @@ func TestReportTable(t *testing.T) {
 		"| uda | amazon | wadn | kitchen | 2 | 83.00 ± 1.41 | 83.73 | -0.73 | 0.225 (books 0.175, dvd 0.225, electronics 0.000) |",
 		"| uda | amazon | dann | kitchen | 2 | 75.00 ± 1.41 | 74.71 | +0.29 | - |",
 		"| target | wadn | dann |",
-		"| books | 73.00 ± 0.00 (73.72) | - |",
+		"| uda | amazon | wadn | books | 1 | 73.00 | 73.72 | -0.72 | - |",
+		"| books | 73.00 (73.72) | - |",
+		"A mean without ± is from one seed.",
 		"| kitchen | 83.00 ± 1.41 (83.73) | 75.00 ± 1.41 (74.71) |",
 		"| **average** | 78.00 [2] (80.43*) | 75.00 [1] (72.00*) |",
 		"| target | mme |",
@@ -109,7 +111,11 @@ func TestReportTable(t *testing.T) {
 		t.Fatalf("%d JSON rows, %d in the table", len(got.Rows), len(rep.Rows))
 	}
 	for i, r := range got.Rows {
-		line := fmt.Sprintf("| %s | %s | %s | %s | %d | %.2f ± %.2f |", r.Scenario, r.Dataset, r.Name(), r.Target, r.N, r.Mean, r.Std)
+		acc := fmt.Sprintf("%.2f ± %.2f", r.Mean, r.Std)
+		if r.N == 1 {
+			acc = fmt.Sprintf("%.2f", r.Mean)
+		}
+		line := fmt.Sprintf("| %s | %s | %s | %s | %d | %s |", r.Scenario, r.Dataset, r.Name(), r.Target, r.N, acc)
 		if !strings.Contains(out, line) {
 			t.Errorf("JSON row %d (%s) is not in the table:\n%s", i, line, out)
 		}
