@@ -319,10 +319,10 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 }
 
 // WriteMarkdown writes the rows as Markdown: a table with a line per row
-// (mean ± std over the seeds, the mean alone for one seed, beside the paper's number, and the alpha
-// error), a line per method and label with its average over the targets,
-// then for every scenario and data set a table with the methods side by
-// side (WriteComparison).
+// (mean ± std over the seeds, the mean alone for one seed, beside the
+// paper's number, and the alpha error), a line per method and label with its
+// average over the targets, then for every scenario and data set a table
+// with the methods side by side (WriteComparison).
 func (rep *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintln(&b, "| scenario | dataset | method | target | seeds | accuracy (%) | paper | difference | alpha error |")
@@ -383,9 +383,10 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 // WriteComparison writes, for every scenario and data set among the rows, a
 // Markdown table with one column per method and label (WADN and the
 // baselines in the order of Methods) and one line per target, each cell
-// "mean ± std (paper)" ("mean (paper)" for one seed), and a last line with the averages over the targets
-// beside the paper's average (its printed one where it gives only that),
-// starred where the paper's targets are not all among the row's.
+// "mean ± std (paper)" ("mean (paper)" for one seed), and a last line with
+// the averages over the targets beside the paper's average (its printed one
+// where it gives only that), starred where the paper's targets are not all
+// among the row's.
 func (rep *Report) WriteComparison(w io.Writer) error {
 	type group struct{ sc, ds string }
 	var groups []group
