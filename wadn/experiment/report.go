@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"path/filepath"
@@ -25,6 +26,27 @@ type Run struct {
 	Record *Record
 	Result *RunResult
 	Spec   *Spec
+	// Accuracies is the target accuracy after each epoch, from the run's
+	// epoch log; nil when the run directory has no epoch log.
+	Accuracies []float64
+}
+
+// StableEpochs is how many final epochs LargestDrop reads.
+const StableEpochs = 10
+
+// LargestDrop returns the largest fall of the target accuracy from one
+// epoch to the next, into any of the run's last StableEpochs epochs (0 when
+// it never falls there); ok is false when the run has no epoch log or
+// fewer than two epochs.
+func (r *Run) LargestDrop() (drop float64, ok bool) {
+	a := r.Accuracies
+	if len(a) < 2 {
+		return 0, false
+	}
+	for e := max(1, len(a)-StableEpochs); e < len(a); e++ {
+		drop = max(drop, a[e-1]-a[e])
+	}
+	return drop, true
 }
 
 // Row is one cell of a report: the runs of one method, with one settings
@@ -51,6 +73,11 @@ type Row struct {
 	// AlphaErrors is that error on every source, in the runs' order of
 	// sources, when the runs share it.
 	AlphaErrors []SourceError `json:"alpha_errors,omitempty"`
+	// Drop is, over the row's runs, the largest fall of the target
+	// accuracy from one epoch to the next into any of a run's last
+	// StableEpochs epochs (Run.LargestDrop); nil when a run has no epoch
+	// log.
+	Drop *float64 `json:"largest_drop,omitempty"`
 	// Published is the paper's number for the cell, where it gives one.
 	Published *float64 `json:"published,omitempty"`
 	Dirs      []string `json:"dirs"` // the run directories, in the order of Seeds
@@ -108,7 +135,18 @@ func Collect(dirs ...string) (*Report, error) {
 			if err != nil {
 				return fmt.Errorf("%s: %w", filepath.Join(at, RunFile), err)
 			}
-			runs = append(runs, &Run{Dir: at, Record: rec, Result: res, Spec: spec})
+			run := &Run{Dir: at, Record: rec, Result: res, Spec: spec}
+			hist, err := ReadHistory(at)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+			case err != nil:
+				return err
+			default:
+				for _, h := range hist {
+					run.Accuracies = append(run.Accuracies, h.Accuracy)
+				}
+			}
+			runs = append(runs, run)
 			return nil
 		})
 		if err != nil {
@@ -227,6 +265,16 @@ func (row *Row) fill() {
 	}
 	row.N = len(row.runs)
 	row.Mean, row.Std = MeanStd(row.Accuracy)
+	var drop float64
+	logged := true
+	for _, r := range row.runs {
+		d, ok := r.LargestDrop()
+		logged = logged && ok
+		drop = max(drop, d)
+	}
+	if logged {
+		row.Drop = &drop
+	}
 	if m, err := Methods.Lookup(row.Method, row.runs[0].Spec.Scenario); err == nil && m.EstimatesAlpha {
 		if per, ok := alphaErrors(row.runs); ok {
 			e := slices.Max(per)
@@ -320,13 +368,13 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 
 // WriteMarkdown writes the rows as Markdown: a table with a line per row
 // (mean ± std over the seeds, the mean alone for one seed, beside the
-// paper's number, and the alpha error), a line per method and label with its
-// average over the targets, then for every scenario and data set a table
-// with the methods side by side (WriteComparison).
+// paper's number, the alpha error and Row.Drop), a line per method and
+// label with its average over the targets, then for every scenario and data
+// set a table with the methods side by side (WriteComparison).
 func (rep *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintln(&b, "| scenario | dataset | method | target | seeds | accuracy (%) | paper | difference | alpha error |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(&b, "| scenario | dataset | method | target | seeds | accuracy (%%) | paper | difference | alpha error | largest drop, last %d epochs |\n", StableEpochs)
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|")
 	type key struct{ sc, ds, m, name string }
 	var order []key
 	sums := map[key][]float64{}
@@ -354,8 +402,12 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 				aerr += " (" + strings.Join(per, ", ") + ")"
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s |\n",
-			r.Scenario, r.Dataset, r.Name(), r.Target, r.N, r.accuracy(), pub, diff, aerr)
+		drop := "-"
+		if r.Drop != nil {
+			drop = fmt.Sprintf("%.2f", *r.Drop)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |\n",
+			r.Scenario, r.Dataset, r.Name(), r.Target, r.N, r.accuracy(), pub, diff, aerr, drop)
 	}
 	for _, k := range order {
 		m, _ := MeanStd(sums[k])
@@ -366,7 +418,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		} else if pm, ok := PublishedAverage[k.sc][k.ds][k.m]; ok {
 			pub, diff = fmt.Sprintf("%.2f (all targets)", pm), fmt.Sprintf("%+.2f", m-pm)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | **average** over %d | | %.2f | %s | %s | |\n", k.sc, k.ds, k.name, len(sums[k]), m, pub, diff)
+		fmt.Fprintf(&b, "| %s | %s | %s | **average** over %d | | %.2f | %s | %s | | |\n", k.sc, k.ds, k.name, len(sums[k]), m, pub, diff)
 	}
 	if rep.Unfinished > 0 {
 		fmt.Fprintf(&b, "\n%d run(s) unfinished, not counted.\n", rep.Unfinished)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/wadn/dataset"
+	"github.com/wadn-go/wadn/wadn/trainer"
 )
 
 // fakeRun writes a finished run's directory under dir without training: the
@@ -58,15 +59,58 @@ func fakeRun(t *testing.T, dir string, sc data.Scenario, methodName, target stri
 	return run
 }
 
+func TestLargestDrop(t *testing.T) {
+	tail := []float64{80, 81, 82, 83, 84, 85, 86, 87, 88, 89} // the last ten epochs, rising
+	for _, c := range []struct {
+		name string
+		acc  []float64
+		want float64
+		ok   bool
+	}{
+		{"no log", nil, 0, false},
+		{"one epoch", []float64{50}, 0, false},
+		{"two epochs", []float64{50, 47.5}, 2.5, true},
+		{"rising", []float64{10, 20, 30}, 0, true},
+		{"into the first of the last ten", append([]float64{90}, tail...), 10, true},
+		{"before the last ten", append([]float64{90, 70}, tail...), 0, true},
+		{"largest of several", []float64{60, 59, 61, 58, 58, 62, 61.5}, 3, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := (&Run{Accuracies: c.acc}).LargestDrop()
+			if got != c.want || ok != c.ok {
+				t.Errorf("LargestDrop of %v = %v, %v; want %v, %v", c.acc, got, ok, c.want, c.ok)
+			}
+		})
+	}
+}
+
+// writeEpochs writes an epoch log of the given target accuracies, one
+// epoch each, into the run directory run.
+func writeEpochs(t *testing.T, run string, acc ...float64) {
+	t.Helper()
+	var b strings.Builder
+	for e, a := range acc {
+		fmt.Fprintf(&b, "{\"epoch\":%d,\"accuracy\":%v}\n", e+1, a)
+	}
+	if err := os.WriteFile(filepath.Join(run, trainer.LogFile), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestReportTable(t *testing.T) {
 	dir := t.TempDir()
 	// Final alpha error per source: seed 0 0.25, 0.25, 0; seed 1 0.1, 0.2,
 	// 0. The worst source's mean over the seeds is 0.225.
-	fakeRun(t, dir, data.UDA, "wadn", "kitchen", 0, nil, 84,
+	w0 := fakeRun(t, dir, data.UDA, "wadn", "kitchen", 0, nil, 84,
 		[][]float64{{1.5, 1}, {2, 0.5}, {1.5, 0.75}}, [][]float64{{1.5, 0.5}, {1.5, 0.5}, {1.5, 0.75}})
-	fakeRun(t, dir, data.UDA, "wadn", "kitchen", 1, nil, 82,
+	w1 := fakeRun(t, dir, data.UDA, "wadn", "kitchen", 1, nil, 82,
 		[][]float64{{1.4, 0.85}, {1.8, 0.75}, {1.5, 0.75}}, [][]float64{{1.5, 0.75}, {1.5, 0.85}, {1.5, 0.75}})
-	fakeRun(t, dir, data.UDA, "dann", "kitchen", 0, nil, 74, nil, nil)
+	// The drop of 40 into epoch 2 of seed 0 is before its last ten epochs;
+	// its largest drop there is 2.5, seed 1's 1.25.
+	writeEpochs(t, w0, 50, 10, 80, 81, 82, 83, 84, 85, 86, 83.5, 84, 84, 84)
+	writeEpochs(t, w1, 80, 81, 79.75, 82)
+	d0 := fakeRun(t, dir, data.UDA, "dann", "kitchen", 0, nil, 74, nil, nil)
+	writeEpochs(t, d0, 70, 60, 74) // the row's other run has no log
 	fakeRun(t, dir, data.UDA, "dann", "kitchen", 1, nil, 76, nil, nil)
 	fakeRun(t, dir, data.UDA, "wadn", "books", 0, nil, 73, nil, nil)
 	fakeRun(t, dir, data.Limited, "mme", "kitchen", 0, nil, 80, nil, nil)
@@ -81,8 +125,9 @@ func TestReportTable(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"| uda | amazon | wadn | kitchen | 2 | 83.00 ± 1.41 | 83.73 | -0.73 | 0.225 (books 0.175, dvd 0.225, electronics 0.000) |",
-		"| uda | amazon | dann | kitchen | 2 | 75.00 ± 1.41 | 74.71 | +0.29 | - |",
+		"| largest drop, last 10 epochs |",
+		"| uda | amazon | wadn | kitchen | 2 | 83.00 ± 1.41 | 83.73 | -0.73 | 0.225 (books 0.175, dvd 0.225, electronics 0.000) | 2.50 |",
+		"| uda | amazon | dann | kitchen | 2 | 75.00 ± 1.41 | 74.71 | +0.29 | - | - |",
 		"| target | wadn | dann |",
 		"| uda | amazon | wadn | books | 1 | 73.00 | 73.72 | -0.72 | - |",
 		"| books | 73.00 (73.72) | - |",
@@ -92,7 +137,7 @@ func TestReportTable(t *testing.T) {
 		"| target | mme |",
 		"| **average** | 75.00 [2] (74.14*) |",
 		"*: the paper's average over all its targets",
-		"| limited | amazon | mme | **average** over 2 | | 75.00 | 74.14 (all targets) | +0.86 |",
+		"| limited | amazon | mme | **average** over 2 | | 75.00 | 74.14 (all targets) | +0.86 | | |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
@@ -129,12 +174,17 @@ func TestReportTable(t *testing.T) {
 			if r.AlphaError == nil || *r.AlphaError != 0.225 {
 				t.Errorf("WADN's kitchen row: alpha error %v, want 0.225", r.AlphaError)
 			}
+			if r.Drop == nil || *r.Drop != 2.5 {
+				t.Errorf("WADN's kitchen row: largest drop %v, want 2.5", r.Drop)
+			}
 			want := []SourceError{{"books", 0.175}, {"dvd", 0.225}, {"electronics", 0}}
 			if !cmp.Equal(r.AlphaErrors, want, cmpopts.EquateApprox(0, 1e-12)) {
 				t.Errorf("WADN's kitchen row: alpha errors %v, want %v", r.AlphaErrors, want)
 			}
 		case r.AlphaError != nil:
 			t.Errorf("%s's %s row has an alpha error, %v", r.Method, r.Target, *r.AlphaError)
+		case r.Drop != nil:
+			t.Errorf("%s's %s row has a largest drop, %v, but not every run has an epoch log", r.Method, r.Target, *r.Drop)
 		}
 	}
 	if _, err := Collect(t.TempDir()); err == nil {
