@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/wadn-go/wadn/wadn/method"
+	"github.com/wadn-go/wadn/wadn/trainer"
 )
 
 // Run is one finished run found by Collect.
@@ -26,9 +27,17 @@ type Run struct {
 	Record *Record
 	Result *RunResult
 	Spec   *Spec
-	// Accuracies is the target accuracy after each epoch, from the run's
-	// epoch log; nil when the run directory has no epoch log.
-	Accuracies []float64
+	// History is the run's epoch log; nil when its directory has none.
+	History []method.EpochLog
+}
+
+// EpochLog returns the run's epoch log, or an error naming the missing
+// file when its directory has none.
+func (r *Run) EpochLog() ([]method.EpochLog, error) {
+	if r.History == nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(r.Dir, trainer.LogFile), fs.ErrNotExist)
+	}
+	return r.History, nil
 }
 
 // StableEpochs is how many final epochs LargestDrop reads.
@@ -39,12 +48,12 @@ const StableEpochs = 10
 // it never falls there); ok is false when the run has no epoch log or
 // fewer than two epochs.
 func (r *Run) LargestDrop() (drop float64, ok bool) {
-	a := r.Accuracies
-	if len(a) < 2 {
+	h := r.History
+	if len(h) < 2 {
 		return 0, false
 	}
-	for e := max(1, len(a)-StableEpochs); e < len(a); e++ {
-		drop = max(drop, a[e-1]-a[e])
+	for e := max(1, len(h)-StableEpochs); e < len(h); e++ {
+		drop = max(drop, h[e-1].Accuracy-h[e].Accuracy)
 	}
 	return drop, true
 }
@@ -135,18 +144,14 @@ func Collect(dirs ...string) (*Report, error) {
 			if err != nil {
 				return fmt.Errorf("%s: %w", filepath.Join(at, RunFile), err)
 			}
-			run := &Run{Dir: at, Record: rec, Result: res, Spec: spec}
 			hist, err := ReadHistory(at)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-			case err != nil:
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
-			default:
-				for _, h := range hist {
-					run.Accuracies = append(run.Accuracies, h.Accuracy)
-				}
 			}
-			runs = append(runs, run)
+			if err == nil && hist == nil {
+				hist = []method.EpochLog{} // an empty log is a log
+			}
+			runs = append(runs, &Run{Dir: at, Record: rec, Result: res, Spec: spec, History: hist})
 			return nil
 		})
 		if err != nil {
@@ -560,7 +565,7 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 	}
 	for _, row := range rep.Rows {
 		for _, r := range row.runs {
-			hist, err := ReadHistory(r.Dir)
+			hist, err := r.EpochLog()
 			if err != nil {
 				return err
 			}

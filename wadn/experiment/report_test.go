@@ -16,6 +16,7 @@ import (
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/wadn/dataset"
+	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
 
@@ -76,7 +77,11 @@ func TestLargestDrop(t *testing.T) {
 		{"largest of several", []float64{60, 59, 61, 58, 58, 62, 61.5}, 3, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, ok := (&Run{Accuracies: c.acc}).LargestDrop()
+			run := &Run{}
+			for _, a := range c.acc {
+				run.History = append(run.History, method.EpochLog{Accuracy: a})
+			}
+			got, ok := run.LargestDrop()
 			if got != c.want || ok != c.ok {
 				t.Errorf("LargestDrop of %v = %v, %v; want %v, %v", c.acc, got, ok, c.want, c.ok)
 			}

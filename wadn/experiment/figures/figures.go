@@ -82,7 +82,7 @@ type seedRun struct {
 func histories(row *experiment.Row) ([]seedRun, error) {
 	var out []seedRun
 	for _, r := range row.Runs() {
-		h, err := experiment.ReadHistory(r.Dir)
+		h, err := r.EpochLog()
 		if err != nil {
 			return nil, err
 		}
