@@ -148,9 +148,6 @@ func Collect(dirs ...string) (*Report, error) {
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
-			if err == nil && hist == nil {
-				hist = []method.EpochLog{} // an empty log is a log
-			}
 			runs = append(runs, &Run{Dir: at, Record: rec, Result: res, Spec: spec, History: hist})
 			return nil
 		})

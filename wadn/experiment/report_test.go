@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,6 +88,35 @@ func TestLargestDrop(t *testing.T) {
 				t.Errorf("LargestDrop of %v = %v, %v; want %v, %v", c.acc, got, ok, c.want, c.ok)
 			}
 		})
+	}
+}
+
+// TestRunEpochLog checks that Collect tells an empty epoch log, which is
+// a log, from a missing one, which Run.EpochLog reports by its path.
+func TestRunEpochLog(t *testing.T) {
+	dir := t.TempDir()
+	empty := fakeRun(t, dir, data.UDA, "dann", "kitchen", 0, nil, 74, nil, nil)
+	writeEpochs(t, empty)
+	missing := fakeRun(t, dir, data.UDA, "dann", "kitchen", 1, nil, 76, nil, nil)
+	rep, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Rows[0].Runs() {
+		h, err := r.EpochLog()
+		switch r.Dir {
+		case empty:
+			if err != nil || len(h) != 0 {
+				t.Errorf("empty log: %v, %v", h, err)
+			}
+		case missing:
+			if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(missing, trainer.LogFile)) {
+				t.Errorf("missing log: %v", err)
+			}
+		}
+	}
+	if rep.Rows[0].Drop != nil {
+		t.Errorf("row without logs has a largest drop, %v", *rep.Rows[0].Drop)
 	}
 }
 

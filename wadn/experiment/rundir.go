@@ -160,7 +160,8 @@ func eachRun(dir string, fn func(at, path string, rec *Record, res *RunResult) e
 	return walk(real, dir)
 }
 
-// ReadHistory reads the epoch log of a run directory.
+// ReadHistory reads the epoch log of a run directory: non-nil, if empty,
+// when the file exists.
 func ReadHistory(dir string) ([]method.EpochLog, error) {
 	path := filepath.Join(dir, trainer.LogFile)
 	f, err := os.Open(path)
@@ -168,7 +169,7 @@ func ReadHistory(dir string) ([]method.EpochLog, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var out []method.EpochLog
+	out := []method.EpochLog{}
 	dec := json.NewDecoder(f)
 	for dec.More() {
 		var l method.EpochLog
