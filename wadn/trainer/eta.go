@@ -1,18 +1,38 @@
 package trainer
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // etaWarmSteps is how many steps of a process are left out of its time-left
 // estimate: the first steps also fault in the buffers and grow the pools,
 // and on Amazon the first one alone takes some twenty ordinary steps.
 const etaWarmSteps = 3
 
+// A gap between two step ends longer than etaPause times the median of the
+// last etaWindow gaps counts as etaPause times that median: a process
+// stopped for a while (SIGSTOP, a suspended laptop) would otherwise inflate
+// the estimate for the rest of the job. An epoch's evaluation, a few to a few
+// tens of steps long, stays counted in full. No gap is shortened before
+// etaMinGaps gaps have been seen.
+const (
+	etaPause   = 50
+	etaWindow  = 64
+	etaMinGaps = 8
+)
+
 // eta estimates the time left of a job from the pace of its steps in this
 // process after the first etaWarmSteps.
 type eta struct {
 	total, done int
-	t0          time.Time        // when step etaWarmSteps ended
-	now         func() time.Time // time.Now; a test's clock
+	last        time.Time                // when the previous step ended
+	sum         time.Duration            // the gaps counted so far
+	counted     int                      // how many gaps sum holds
+	recent      []time.Duration          // the last etaWindow gaps, a ring
+	next        int                      // where the next gap goes in recent
+	sorted      [etaWindow]time.Duration // scratch of median
+	now         func() time.Time         // time.Now; a test's clock
 }
 
 // newETA returns the estimator of a job with total steps still to do.
@@ -26,11 +46,36 @@ func (e *eta) step() time.Duration {
 	case e.done >= e.total:
 		return 0
 	case e.done == etaWarmSteps:
-		e.t0 = e.now()
+		e.last = e.now()
 		return -1
 	case e.done < etaWarmSteps:
 		return -1
 	}
-	per := float64(e.now().Sub(e.t0)) / float64(e.done-etaWarmSteps)
+	now := e.now()
+	gap := now.Sub(e.last)
+	e.last = now
+	counted := gap
+	if len(e.recent) >= etaMinGaps {
+		if limit := etaPause * e.median(); gap > limit {
+			counted = limit
+		}
+	}
+	e.sum += counted
+	e.counted++
+	if len(e.recent) < etaWindow {
+		e.recent = append(e.recent, gap)
+	} else {
+		e.recent[e.next] = gap
+		e.next = (e.next + 1) % etaWindow
+	}
+	per := float64(e.sum) / float64(e.counted)
 	return time.Duration(per * float64(e.total-e.done))
+}
+
+// median returns the median of the recent gaps, the upper one of an even
+// count.
+func (e *eta) median() time.Duration {
+	s := e.sorted[:copy(e.sorted[:], e.recent)]
+	slices.Sort(s)
+	return s[len(s)/2]
 }

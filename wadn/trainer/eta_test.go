@@ -22,6 +22,21 @@ func TestETA(t *testing.T) {
 		{"a job shorter than the warm-up", 2,
 			[]time.Duration{time.Second, time.Second},
 			[]time.Duration{-1, 0}},
+		{"a pause counts as etaPause median steps", 100,
+			append(repeat(etaWarmSteps+etaMinGaps, time.Second), time.Hour, time.Second),
+			// after the pause: 8 gaps of 1 s and one counted as 50 s, 58 s
+			// over 9 gaps, 88 left; then 59 s over 10 gaps, 87 left.
+			append(unknown(etaWarmSteps), append(paced(etaMinGaps, 100-etaWarmSteps, time.Second),
+				mean(58*time.Second, 9, 88), mean(59*time.Second, 10, 87))...)},
+		{"an epoch's evaluation counts in full", 100,
+			append(repeat(etaWarmSteps+etaMinGaps, time.Second), 20*time.Second),
+			// 8 gaps of 1 s and one of 20 s: 28 s over 9 gaps, 88 left.
+			append(unknown(etaWarmSteps), append(paced(etaMinGaps, 100-etaWarmSteps, time.Second),
+				mean(28*time.Second, 9, 88))...)},
+		{"no gap is shortened before etaMinGaps gaps", 100,
+			append(repeat(etaWarmSteps+1, time.Second), time.Hour),
+			// 1 s and 1 h: 3601 s over 2 gaps, 95 left.
+			append(unknown(etaWarmSteps), 96*time.Second, mean(3601*time.Second, 2, 95))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -36,4 +51,51 @@ func TestETA(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestETARecentPace checks that a long gap is judged against the last
+// etaWindow gaps, not the first ones: after the pace goes from 1 s to 10 s
+// a step, a gap of 400 s is within etaPause of the median and counts in full.
+func TestETARecentPace(t *testing.T) {
+	clock := time.Unix(0, 0)
+	e := newETA(200)
+	e.now = func() time.Time { return clock }
+	steps := append(repeat(etaWarmSteps+etaWindow, time.Second), repeat(etaWindow, 10*time.Second)...)
+	steps = append(steps, 400*time.Second)
+	var got time.Duration
+	for _, d := range steps {
+		clock = clock.Add(d)
+		got = e.step()
+	}
+	want := mean(64*time.Second+640*time.Second+400*time.Second, 2*etaWindow+1, 200-len(steps))
+	if got != want {
+		t.Errorf("after the slower pace and a gap of 400 s: %v, want %v", got, want)
+	}
+}
+
+// repeat returns n steps of d each.
+func repeat(n int, d time.Duration) []time.Duration {
+	s := make([]time.Duration, n)
+	for i := range s {
+		s[i] = d
+	}
+	return s
+}
+
+// unknown returns the n estimates of the warm-up, -1 each.
+func unknown(n int) []time.Duration { return repeat(n, -1) }
+
+// paced returns the estimates after n steps of d each that follow the
+// warm-up of a job of total steps: d times the steps left.
+func paced(n, total int, d time.Duration) []time.Duration {
+	s := make([]time.Duration, n)
+	for i := range s {
+		s[i] = time.Duration(total-1-i) * d
+	}
+	return s
+}
+
+// mean returns the estimate from gaps summing to sum with left steps to go.
+func mean(sum time.Duration, gaps, left int) time.Duration {
+	return time.Duration(float64(sum) / float64(gaps) * float64(left))
 }
