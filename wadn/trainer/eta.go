@@ -13,11 +13,11 @@ const etaWarmSteps = 3
 // A gap between two step ends longer than etaPause times the median of the
 // last etaWindow gaps counts as etaPause times that median: a process
 // stopped for a while (SIGSTOP, a suspended laptop) would otherwise inflate
-// the estimate for the rest of the job. An epoch's evaluation, a few to a few
-// tens of steps long, stays counted in full. No gap is shortened before
-// etaMinGaps gaps have been seen.
+// the estimate for the rest of the job. Work between steps shorter than
+// that, such as an epoch's evaluation and checkpoint, counts in full. No
+// gap is shortened before etaMinGaps gaps have been seen.
 const (
-	etaPause   = 50
+	etaPause   = 200
 	etaWindow  = 64
 	etaMinGaps = 8
 )

@@ -24,10 +24,10 @@ func TestETA(t *testing.T) {
 			[]time.Duration{-1, 0}},
 		{"a pause counts as etaPause median steps", 100,
 			append(repeat(etaWarmSteps+etaMinGaps, time.Second), time.Hour, time.Second),
-			// after the pause: 8 gaps of 1 s and one counted as 50 s, 58 s
-			// over 9 gaps, 88 left; then 59 s over 10 gaps, 87 left.
+			// after the pause: 8 gaps of 1 s and one counted as etaPause s
+			// over 9 gaps, 88 left; then one more second over 10 gaps, 87 left.
 			append(unknown(etaWarmSteps), append(paced(etaMinGaps, 100-etaWarmSteps, time.Second),
-				mean(58*time.Second, 9, 88), mean(59*time.Second, 10, 87))...)},
+				mean((8+etaPause)*time.Second, 9, 88), mean((9+etaPause)*time.Second, 10, 87))...)},
 		{"an epoch's evaluation counts in full", 100,
 			append(repeat(etaWarmSteps+etaMinGaps, time.Second), 20*time.Second),
 			// 8 gaps of 1 s and one of 20 s: 28 s over 9 gaps, 88 left.
@@ -55,21 +55,22 @@ func TestETA(t *testing.T) {
 
 // TestETARecentPace checks that a long gap is judged against the last
 // etaWindow gaps, not the first ones: after the pace goes from 1 s to 10 s
-// a step, a gap of 400 s is within etaPause of the median and counts in full.
+// a step, a gap of etaPause*5 s is within etaPause times the median and
+// counts in full (against the first gaps' median, 1 s, it would not).
 func TestETARecentPace(t *testing.T) {
 	clock := time.Unix(0, 0)
 	e := newETA(200)
 	e.now = func() time.Time { return clock }
 	steps := append(repeat(etaWarmSteps+etaWindow, time.Second), repeat(etaWindow, 10*time.Second)...)
-	steps = append(steps, 400*time.Second)
+	steps = append(steps, etaPause*5*time.Second)
 	var got time.Duration
 	for _, d := range steps {
 		clock = clock.Add(d)
 		got = e.step()
 	}
-	want := mean(64*time.Second+640*time.Second+400*time.Second, 2*etaWindow+1, 200-len(steps))
+	want := mean((64+640+etaPause*5)*time.Second, 2*etaWindow+1, 200-len(steps))
 	if got != want {
-		t.Errorf("after the slower pace and a gap of 400 s: %v, want %v", got, want)
+		t.Errorf("after the slower pace and a gap of %d s: %v, want %v", etaPause*5, got, want)
 	}
 }
 
