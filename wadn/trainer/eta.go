@@ -27,8 +27,7 @@ const (
 type eta struct {
 	total, done int
 	last        time.Time                // when the previous step ended
-	sum         time.Duration            // the gaps counted so far
-	counted     int                      // how many gaps sum holds
+	sum         time.Duration            // the gaps counted so far, done-etaWarmSteps of them
 	recent      []time.Duration          // the last etaWindow gaps, a ring
 	next        int                      // where the next gap goes in recent
 	sorted      [etaWindow]time.Duration // scratch of median
@@ -61,14 +60,13 @@ func (e *eta) step() time.Duration {
 		}
 	}
 	e.sum += counted
-	e.counted++
 	if len(e.recent) < etaWindow {
 		e.recent = append(e.recent, gap)
 	} else {
 		e.recent[e.next] = gap
 		e.next = (e.next + 1) % etaWindow
 	}
-	per := float64(e.sum) / float64(e.counted)
+	per := float64(e.sum) / float64(e.done-etaWarmSteps)
 	return time.Duration(per * float64(e.total-e.done))
 }
 

@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -23,18 +24,18 @@ func TestETA(t *testing.T) {
 			[]time.Duration{time.Second, time.Second},
 			[]time.Duration{-1, 0}},
 		{"a pause counts as etaPause median steps", 100,
-			append(repeat(etaWarmSteps+etaMinGaps, time.Second), time.Hour, time.Second),
+			append(slices.Repeat([]time.Duration{time.Second}, etaWarmSteps+etaMinGaps), time.Hour, time.Second),
 			// after the pause: 8 gaps of 1 s and one counted as etaPause s
 			// over 9 gaps, 88 left; then one more second over 10 gaps, 87 left.
 			append(unknown(etaWarmSteps), append(paced(etaMinGaps, 100-etaWarmSteps, time.Second),
 				mean((8+etaPause)*time.Second, 9, 88), mean((9+etaPause)*time.Second, 10, 87))...)},
 		{"an epoch's evaluation counts in full", 100,
-			append(repeat(etaWarmSteps+etaMinGaps, time.Second), 20*time.Second),
+			append(slices.Repeat([]time.Duration{time.Second}, etaWarmSteps+etaMinGaps), 20*time.Second),
 			// 8 gaps of 1 s and one of 20 s: 28 s over 9 gaps, 88 left.
 			append(unknown(etaWarmSteps), append(paced(etaMinGaps, 100-etaWarmSteps, time.Second),
 				mean(28*time.Second, 9, 88))...)},
 		{"no gap is shortened before etaMinGaps gaps", 100,
-			append(repeat(etaWarmSteps+1, time.Second), time.Hour),
+			append(slices.Repeat([]time.Duration{time.Second}, etaWarmSteps+1), time.Hour),
 			// 1 s and 1 h: 3601 s over 2 gaps, 95 left.
 			append(unknown(etaWarmSteps), 96*time.Second, mean(3601*time.Second, 2, 95))},
 	}
@@ -61,30 +62,22 @@ func TestETARecentPace(t *testing.T) {
 	clock := time.Unix(0, 0)
 	e := newETA(200)
 	e.now = func() time.Time { return clock }
-	steps := append(repeat(etaWarmSteps+etaWindow, time.Second), repeat(etaWindow, 10*time.Second)...)
+	steps := append(slices.Repeat([]time.Duration{time.Second}, etaWarmSteps+etaWindow),
+		slices.Repeat([]time.Duration{10 * time.Second}, etaWindow)...)
 	steps = append(steps, etaPause*5*time.Second)
 	var got time.Duration
 	for _, d := range steps {
 		clock = clock.Add(d)
 		got = e.step()
 	}
-	want := mean((64+640+etaPause*5)*time.Second, 2*etaWindow+1, 200-len(steps))
+	want := mean((etaWindow*11+etaPause*5)*time.Second, 2*etaWindow+1, 200-len(steps))
 	if got != want {
 		t.Errorf("after the slower pace and a gap of %d s: %v, want %v", etaPause*5, got, want)
 	}
 }
 
-// repeat returns n steps of d each.
-func repeat(n int, d time.Duration) []time.Duration {
-	s := make([]time.Duration, n)
-	for i := range s {
-		s[i] = d
-	}
-	return s
-}
-
 // unknown returns the n estimates of the warm-up, -1 each.
-func unknown(n int) []time.Duration { return repeat(n, -1) }
+func unknown(n int) []time.Duration { return slices.Repeat([]time.Duration{-1}, n) }
 
 // paced returns the estimates after n steps of d each that follow the
 // warm-up of a job of total steps: d times the steps left.
