@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
@@ -103,12 +104,19 @@ type SourceError struct {
 // Runs returns the row's runs, in the order of Seeds.
 func (r *Row) Runs() []*Run { return r.runs }
 
-// Name returns the row's method with its label, if any, in brackets.
+// Name returns the row's method, as the paper names it in the row's
+// scenario, with its label, if any, in brackets. Source only trained with
+// the labelled target rows is the paper's Source+Tar, so with limited labels
+// method source is named "source+tar".
 func (r *Row) Name() string {
-	if r.Label == "" {
-		return r.Method
+	m := r.Method
+	if m == "source" && r.Scenario == data.Limited.String() {
+		m = "source+tar"
 	}
-	return r.Method + " [" + r.Label + "]"
+	if r.Label == "" {
+		return m
+	}
+	return m + " [" + r.Label + "]"
 }
 
 // Report is what Collect finds under a directory.

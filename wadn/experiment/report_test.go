@@ -291,6 +291,26 @@ func TestReportLabels(t *testing.T) {
 	}
 }
 
+// TestRowName checks the names of rows: the paper's name of Source+Tar in
+// the limited-label scenario only, and the label in brackets.
+func TestRowName(t *testing.T) {
+	for _, c := range []struct {
+		scenario, method, label, want string
+	}{
+		{"limited", "source", "", "source+tar"},
+		{"limited", "source", "epochs 2", "source+tar [epochs 2]"},
+		{"uda", "source", "", "source"},
+		{"partial", "source", "", "source"},
+		{"limited", "wadn", "", "wadn"},
+		{"uda", "wadn", "c0 0.05", "wadn [c0 0.05]"},
+	} {
+		r := &Row{Scenario: c.scenario, Method: c.method, Label: c.label}
+		if got := r.Name(); got != c.want {
+			t.Errorf("%s %s [%s]: name %q, want %q", c.scenario, c.method, c.label, got, c.want)
+		}
+	}
+}
+
 // TestReportFollowsLinks checks that a directory of links to run trees
 // reports each run once, and notes a run found twice.
 func TestReportFollowsLinks(t *testing.T) {
