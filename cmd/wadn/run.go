@@ -398,13 +398,18 @@ func writeSummary(w io.Writer, res *cellResult) {
 	fmt.Fprintf(w, "%s: %.2f +- %.2f%% over %d seeds\n", head, res.Mean, res.Std, len(res.Seeds))
 }
 
-// methodHelp lists the methods of wadn run with their scenarios.
+// methodHelp lists the methods of wadn run with their scenarios, and the
+// paper's name of a method in a scenario where it has another.
 func methodHelp() string {
 	var b strings.Builder
 	b.WriteString("method:")
 	for _, m := range experiment.Methods {
 		var sc []string
 		for _, s := range m.Scenarios {
+			if t := m.Title(s); t != m.Name {
+				sc = append(sc, s.String()+" as "+t)
+				continue
+			}
 			sc = append(sc, s.String())
 		}
 		fmt.Fprintf(&b, "\n  %s (%s): %s", m.Name, strings.Join(sc, ", "), m.Summary)

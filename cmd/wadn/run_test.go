@@ -179,6 +179,9 @@ func TestRunHelp(t *testing.T) {
 			t.Errorf("run -h does not describe method %q", m.Name)
 		}
 	}
+	if !strings.Contains(errOut, "  source (uda, limited as source+tar, partial)") {
+		t.Errorf("run -h does not give source's name with limited labels:\n%s", errOut)
+	}
 	code, out, _ := runArgs(t, "", "help", "settings")
 	if code != 0 {
 		t.Fatalf("help settings: exit %d", code)

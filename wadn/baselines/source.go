@@ -10,11 +10,12 @@ import (
 // Source is the classifier trained on the sources merged into one domain,
 // no adaptation. With limited labels it is the paper's Source+Tar: the
 // labelled target batch's cross-entropy, weighted as if merged into the
-// source pool, is added.
+// source pool, is added, and the method is titled "source+tar" there.
 var Source = method.Define("source", everyScenario,
-	"sources merged, no adaptation (limited: Source+Tar, with the labelled target)",
+	"sources merged, no adaptation (limited: with the labelled target)",
 	func(*dataset.Dataset, data.Scenario) SourceSettings { return SourceSettings{} },
-	func(s *SourceSettings) (method.Algorithm, error) { return &source{s: *s}, nil })
+	func(s *SourceSettings) (method.Algorithm, error) { return &source{s: *s}, nil }).
+	Titled(data.Limited, "source+tar")
 
 // SourceSettings are the settings of Source.
 type SourceSettings struct {

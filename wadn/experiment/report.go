@@ -105,13 +105,14 @@ type SourceError struct {
 func (r *Row) Runs() []*Run { return r.runs }
 
 // Name returns the row's method, as the paper names it in the row's
-// scenario, with its label, if any, in brackets. Source only trained with
-// the labelled target rows is the paper's Source+Tar, so with limited labels
-// method source is named "source+tar".
+// scenario (Spec.Title; the method's name when Methods does not know it),
+// with its label, if any, in brackets.
 func (r *Row) Name() string {
 	m := r.Method
-	if m == "source" && r.Scenario == data.Limited.String() {
-		m = "source+tar"
+	if sc, err := data.ParseScenario(r.Scenario); err == nil {
+		if s, err := Methods.Lookup(m, sc); err == nil {
+			m = s.Title(sc)
+		}
 	}
 	if r.Label == "" {
 		return m

@@ -292,7 +292,8 @@ func TestReportLabels(t *testing.T) {
 }
 
 // TestRowName checks the names of rows: the paper's name of Source+Tar in
-// the limited-label scenario only, and the label in brackets.
+// the limited-label scenario only, the stored name where the method or the
+// scenario is unknown, and the label in brackets.
 func TestRowName(t *testing.T) {
 	for _, c := range []struct {
 		scenario, method, label, want string
@@ -303,6 +304,8 @@ func TestRowName(t *testing.T) {
 		{"partial", "source", "", "source"},
 		{"limited", "wadn", "", "wadn"},
 		{"uda", "wadn", "c0 0.05", "wadn [c0 0.05]"},
+		{"limited", "nosuch", "", "nosuch"},
+		{"nosuch", "source", "", "source"},
 	} {
 		r := &Row{Scenario: c.scenario, Method: c.method, Label: c.label}
 		if got := r.Name(); got != c.want {

@@ -13,6 +13,7 @@ package method
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -51,6 +52,9 @@ type Spec struct {
 	Name      string          // as runs and commands name it
 	Scenarios []data.Scenario // the scenarios the paper runs it in
 	Summary   string          // one line for help texts
+	// Titles holds the paper's name of the method in the scenarios where
+	// it differs from Name; Title reads it.
+	Titles map[data.Scenario]string
 	// EstimatesAlpha says that the method's alpha estimates the label
 	// ratios T(y)/S_t(y), so that its error against them means something.
 	EstimatesAlpha bool
@@ -87,6 +91,25 @@ func Define[S any](name string, scenarios []data.Scenario, summary string,
 			return a, nil
 		},
 	}
+}
+
+// Titled returns a copy of s that the paper calls title in scenario sc.
+func (s Spec) Titled(sc data.Scenario, title string) Spec {
+	s.Titles = maps.Clone(s.Titles)
+	if s.Titles == nil {
+		s.Titles = map[data.Scenario]string{}
+	}
+	s.Titles[sc] = title
+	return s
+}
+
+// Title returns the paper's name of the method in scenario sc: its Titles
+// entry for sc, else Name.
+func (s Spec) Title(sc data.Scenario) string {
+	if t, ok := s.Titles[sc]; ok {
+		return t
+	}
+	return s.Name
 }
 
 // Runs reports whether the paper runs the method in scenario sc.
