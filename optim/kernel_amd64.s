@@ -8,13 +8,17 @@
 // d = b/a.
 
 // One Adadelta block: Y5 holds g (with weight decay added), Y6 holds p.
-// Y0..Y3 hold lr, rho, 1-rho, eps.
+// Y0..Y3 hold lr, rho, 1-rho, eps; Y14 the smallest normal float32. The new
+// square_avg (Y8) and acc_delta (Y11) are set to zero where they are below
+// Y14 (VCMPPS predicate 5, not-less-than, keeps NaN).
 #define ADADELTA_BLOCK \
 	VMOVUPS (R8)(BX*1), Y8; \
 	VMULPS  Y1, Y8, Y8; \
 	VMULPS  Y2, Y5, Y9; \
 	VMULPS  Y5, Y9, Y9; \
 	VADDPS  Y9, Y8, Y8; \
+	VCMPPS  $5, Y14, Y8, Y15; \
+	VANDPS  Y15, Y8, Y8; \
 	VADDPS  Y3, Y8, Y10; \
 	VSQRTPS Y10, Y10; \
 	VMOVUPS (R9)(BX*1), Y11; \
@@ -26,6 +30,8 @@
 	VMULPS  Y2, Y12, Y13; \
 	VMULPS  Y12, Y13, Y13; \
 	VADDPS  Y13, Y11, Y11; \
+	VCMPPS  $5, Y14, Y11, Y15; \
+	VANDPS  Y15, Y11, Y11; \
 	VMOVUPS Y11, (R9)(BX*1); \
 	VMOVUPS Y8, (R8)(BX*1); \
 	VMULPS  Y0, Y12, Y13; \
@@ -45,6 +51,9 @@ TEXT ·adadeltaAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS 8(AX), Y2
 	VBROADCASTSS 12(AX), Y3
 	VBROADCASTSS 16(AX), Y4
+	MOVL $0x00800000, R10
+	MOVQ R10, X14
+	VBROADCASTSS X14, Y14
 	SHRQ $3, CX
 	XORQ BX, BX
 	MOVL 16(AX), DX

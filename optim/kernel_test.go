@@ -196,3 +196,98 @@ func TestParallelNonFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestAdadeltaFlushesSubnormalState checks that Adadelta sets its running
+// averages to zero where they would be subnormal, keeps NaN, and leaves the
+// parameters alone when the gradient is zero, on lengths that use the
+// assembly blocks and the Go tail.
+func TestAdadeltaFlushesSubnormalState(t *testing.T) {
+	for _, n := range []int{1, 8, 19} {
+		o, err := NewAdadelta[float32](AdadeltaConfig{LR: 1, Rho: 0.95})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := make([]float32, n)
+		for i := range p {
+			p[i] = float32(i) - 3.5
+		}
+		g := make([]float32, n)
+		ps := []Param[float32]{{Name: "w", Value: p, Grad: g}}
+		if err := o.Step(ps); err != nil {
+			t.Fatal(err)
+		}
+		st := o.State()
+		for _, s := range st.Params[0].Slots {
+			for i := range s.F32 {
+				s.F32[i] = 1e-44 // 7 times the smallest subnormal: rho times it rounds back to it
+			}
+			s.F32[n-1] = float32(math.NaN())
+		}
+		if err := o.SetState(st); err != nil {
+			t.Fatal(err)
+		}
+		before := append([]float32(nil), p...)
+		if err := o.Step(ps); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range o.State().Params[0].Slots {
+			for i, v := range s.F32 {
+				if i == n-1 {
+					if !math.IsNaN(float64(v)) {
+						t.Errorf("n=%d: %s[%d] = %v, want NaN kept", n, s.Name, i, v)
+					}
+					continue
+				}
+				if v != 0 {
+					t.Errorf("n=%d: %s[%d] = %g, want 0 (flushed)", n, s.Name, i, v)
+				}
+			}
+		}
+		sameBits(t, fmt.Sprintf("n=%d: p", n), p[:n-1], before[:n-1])
+	}
+}
+
+// TestAdadeltaFlushKeepsParameters runs Adadelta on gradients that decay
+// through the subnormal range to zero beside a float32 reference without the
+// flush: the parameters must agree bit for bit at every step while the
+// reference's averages stay subnormal where Adadelta's are zero.
+func TestAdadeltaFlushKeepsParameters(t *testing.T) {
+	const n, steps = 19, 1800
+	o, err := NewAdadelta[float32](AdadeltaConfig{LR: 0.5, Rho: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	base := randF32(rng, n, false)
+	p := randF32(rng, n, false)
+	rp := append([]float32(nil), p...)
+	rsq, racc := make([]float32, n), make([]float32, n)
+	g := make([]float32, n)
+	const lr, rho, omr, eps = float32(0.5), float32(0.95), float32(1 - 0.95), float32(1e-6)
+	for step := range steps {
+		for i := range g {
+			g[i] = float32(math.Ldexp(float64(base[i]), -step/10)) // 0 from about step 1800
+		}
+		if err := o.Step([]Param[float32]{{Name: "w", Value: p, Grad: g}}); err != nil {
+			t.Fatal(err)
+		}
+		for i, gi := range g {
+			// Every product rounded before it is added, as in adadeltaGo.
+			s := float32(rho*rsq[i]) + float32(omr*gi*gi)
+			d := float32(math.Sqrt(float64(racc[i]+eps))) / float32(math.Sqrt(float64(s+eps))) * gi
+			racc[i] = float32(rho*racc[i]) + float32(omr*d*d)
+			rsq[i] = s
+			rp[i] -= float32(lr * d)
+		}
+		sameBits(t, fmt.Sprintf("step %d: p", step+1), p, rp)
+	}
+	flushed := 0
+	for i, v := range o.State().Params[0].Slots[0].F32 {
+		if v == 0 && rsq[i] != 0 && math.Abs(float64(rsq[i])) < 0x1p-126 {
+			flushed++
+		}
+	}
+	if flushed == 0 {
+		t.Errorf("no running average was subnormal in the reference and zero here: the test did not reach the flush")
+	}
+}

@@ -12,12 +12,20 @@ var (
 	haveAVX512 = haveAVX2 && cpu.X86.HasAVX512F
 )
 
-// sgemmKernel8x48 is sgemmKernelGo(8, 48, k, a, b, c, ldc, beta) in AVX-512F.
+// sgemmKernel8x48 is sgemmKernelGo(8, 48, k, a, b, c, ldc, beta) in AVX-512F,
+// except that it reads subnormal inputs (a, b, c) as zero and writes zero for
+// every product, sum and result that would be subnormal (flush to zero); the
+// Go twin keeps them. Beyond the order of its sums, an output differs from
+// the twin's by at most the sum of |a_i b_i| over its terms with a subnormal
+// factor, plus k+1 times the smallest normal float32 (1.2e-38). Subnormal
+// arithmetic is slow on many x86 CPUs (on an Intel Xeon, a WADN Digits run
+// slowed fivefold as its backward pass filled with subnormals).
 //
 //go:noescape
 func sgemmKernel8x48(k int, a, b, c *float32, ldc int, beta float32)
 
-// sgemmKernel6x16 is sgemmKernelGo(6, 16, k, a, b, c, ldc, beta) in AVX2+FMA.
+// sgemmKernel6x16 is sgemmKernelGo(6, 16, k, a, b, c, ldc, beta) in AVX2+FMA,
+// with subnormals flushed to zero as in sgemmKernel8x48.
 //
 //go:noescape
 func sgemmKernel6x16(k int, a, b, c *float32, ldc int, beta float32)

@@ -13,6 +13,9 @@
 // sgemmKernel6x16 (AVX2+FMA): Y0-Y11 hold the 6x16 tile (2 ymm per row),
 // Y12-Y13 one packed row of B, Y14-Y15 the broadcast values of A.
 //
+// Both float32 kernels run with MXCSR's flush-to-zero and denormals-are-zero
+// bits set (MXCSR_FLUSH_ON), restored before they return.
+//
 // dgemmKernel8x24 and dgemmKernel6x8 are the float64 kernels with the same
 // register layout (8 doubles per zmm, 4 per ymm); their specification is
 // dgemmKernelGo.
@@ -21,8 +24,24 @@
 // is transpose8Go.
 
 
+// MXCSR_FLUSH_ON saves MXCSR in the frame and sets its flush-to-zero and
+// denormals-are-zero bits (0x8040) for the rest of the function, which
+// MXCSR_RESTORE undoes before each RET. MXCSR is per thread, and an
+// assembly function runs on one thread from entry to RET (the runtime never
+// preempts it asynchronously), so the flush stays inside the function.
+#define MXCSR_FLUSH_ON \
+	STMXCSR mxcsr-4(SP); \
+	MOVL    mxcsr-4(SP), R9; \
+	ORL     $0x8040, R9; \
+	MOVL    R9, flush-8(SP); \
+	LDMXCSR flush-8(SP)
+
+#define MXCSR_RESTORE \
+	LDMXCSR mxcsr-4(SP)
+
 // func sgemmKernel8x48(k int, a, b, c *float32, ldc int, beta float32)
-TEXT ·sgemmKernel8x48(SB), NOSPLIT, $0-44
+TEXT ·sgemmKernel8x48(SB), NOSPLIT, $8-44
+	MXCSR_FLUSH_ON
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
@@ -312,6 +331,7 @@ done:
 	VMOVUPS Z22, 64(DI)
 	VMOVUPS Z23, 128(DI)
 	VZEROUPPER
+	MXCSR_RESTORE
 	RET
 accumulate:
 	VBROADCASTSS beta+40(FP), Z31
@@ -371,10 +391,12 @@ accumulate:
 	VFMADD231PS 128(DI), Z31, Z23
 	VMOVUPS Z23, 128(DI)
 	VZEROUPPER
+	MXCSR_RESTORE
 	RET
 
 // func sgemmKernel6x16(k int, a, b, c *float32, ldc int, beta float32)
-TEXT ·sgemmKernel6x16(SB), NOSPLIT, $0-44
+TEXT ·sgemmKernel6x16(SB), NOSPLIT, $8-44
+	MXCSR_FLUSH_ON
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
@@ -543,6 +565,7 @@ done:
 	VMOVUPS Y10, 0(DI)
 	VMOVUPS Y11, 32(DI)
 	VZEROUPPER
+	MXCSR_RESTORE
 	RET
 accumulate:
 	VBROADCASTSS beta+40(FP), Y15
@@ -576,6 +599,7 @@ accumulate:
 	VFMADD231PS 32(DI), Y15, Y11
 	VMOVUPS Y11, 32(DI)
 	VZEROUPPER
+	MXCSR_RESTORE
 	RET
 
 // func dgemmKernel8x24(k int, a, b, c *float64, ldc int, beta float64)

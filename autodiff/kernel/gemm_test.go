@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -373,6 +374,67 @@ func TestMicroKernels(t *testing.T) {
 		if supported(kn.impl) {
 			checkMicro(t, kn.name, rng, kn.mr, kn.nr, 1e-14, dgemmKernelGo,
 				func(k int, a, b, c []float64, ldc int, beta float64) { kn.fn(k, &a[0], &b[0], &c[0], ldc, beta) })
+		}
+	}
+}
+
+// TestMicroKernelsFlushSubnormals checks that the float32 assembly
+// micro-kernels read subnormal inputs as zero and write zero for products
+// that would be subnormal, while normal products are kept; and that they
+// restore MXCSR, so that Go code on the same thread after them still
+// computes subnormal results.
+func TestMicroKernelsFlushSubnormals(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for _, kn := range []struct {
+		name   string
+		impl   int
+		mr, nr int
+		fn     asmKernel
+	}{
+		{"8x48", implAVX512, 8, 48, kernel8x48()},
+		{"6x16", implAVX2, 6, 16, kernel6x16()},
+	} {
+		if kn.fn == nil || !supported(kn.impl) {
+			t.Logf("%s: no assembly kernel in this build or on this machine", kn.name)
+			continue
+		}
+		const k = 3
+		sub := float32(1e-39) // subnormal
+		for _, c := range []struct {
+			what       string
+			av, bv, cv float32
+			beta       float32
+			want       float32
+		}{
+			{"subnormal a", sub, 1, 0, 0, 0},
+			{"subnormal b", 1e10, sub, 0, 0, 0},
+			{"subnormal product", 1e-20, 1e-20, 0, 0, 0},
+			{"subnormal c", 0, 0, sub, 1, 0},
+			{"normal product", 1e-18, 1e-18, 0, 0, 3e-36},
+			{"normal", 0.5, 0.25, 2, 1, 2.375},
+		} {
+			a, b := make([]float32, kn.mr*k), make([]float32, kn.nr*k)
+			for i := range a {
+				a[i] = c.av
+			}
+			for i := range b {
+				b[i] = c.bv
+			}
+			cs := make([]float32, kn.mr*kn.nr)
+			for i := range cs {
+				cs[i] = c.cv
+			}
+			kn.fn(k, &a[0], &b[0], &cs[0], kn.nr, c.beta)
+			for i, v := range cs {
+				if d := math.Abs(float64(v - c.want)); d > 1e-6*math.Abs(float64(c.want)) {
+					t.Fatalf("%s, %s: c[%d] = %g, want %g", kn.name, c.what, i, v, c.want)
+				}
+			}
+		}
+		x, half := float32(1.2e-38), float32(0.5)
+		if y := x * half; y == 0 {
+			t.Errorf("%s: after the kernel, %g * %g = 0 in Go: MXCSR was not restored", kn.name, x, half)
 		}
 	}
 }
