@@ -55,7 +55,7 @@ func newRunFlags(c *command, e *env) *runFlags {
 	fs.String("scenario", "uda", "scenario: uda (unsupervised), limited (10% target labels) or partial")
 	fs.String("method", "wadn", methodHelp())
 	fs.String("seeds", "0", "comma-separated seeds, one run each")
-	fs.String("epochs", "", "epochs per run (default: the paper's, 50 for amazon, 60 for digits)")
+	fs.String("epochs", "", "epochs per run (default: the data set's and scenario's, as wadn help settings lists them)")
 	fs.String("numerics", "default", "numerics mode: default (fastest on this machine) or reference (the same bits on every platform; see docs/numerics.md)")
 	fs.StringVar(&r.dataDir, "data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+"; amazon falls back to the copy embedded in the binary)")
 	fs.StringVar(&r.out, "out", "runs", "directory of the run directories, one per run, named by the run's identity")
