@@ -378,6 +378,10 @@ func TestMicroKernels(t *testing.T) {
 	}
 }
 
+// flushProbe is a product with a subnormal result, in a variable so that
+// the compiler cannot fold it.
+var flushProbe = [2]float32{1.2e-38, 0.5}
+
 // TestMicroKernelsFlushSubnormals checks that the float32 assembly
 // micro-kernels read subnormal inputs as zero and write zero for products
 // that would be subnormal, while normal products are kept; and that they
@@ -432,9 +436,8 @@ func TestMicroKernelsFlushSubnormals(t *testing.T) {
 				}
 			}
 		}
-		x, half := float32(1.2e-38), float32(0.5)
-		if y := x * half; y == 0 {
-			t.Errorf("%s: after the kernel, %g * %g = 0 in Go: MXCSR was not restored", kn.name, x, half)
+		if y := flushProbe[0] * flushProbe[1]; y == 0 {
+			t.Errorf("%s: after the kernel, %g * %g = 0 in Go: MXCSR was not restored", kn.name, flushProbe[0], flushProbe[1])
 		}
 	}
 }
