@@ -342,18 +342,27 @@ func catchPanic(f func()) (msg string) {
 	return ""
 }
 
-// TestMicroKernels compares each assembly micro-kernel with its Go
-// specification (sgemmKernelGo, dgemmKernelGo) on the same packed panels.
-func TestMicroKernels(t *testing.T) {
-	k32 := []struct {
-		name   string
-		impl   int
-		mr, nr int
-		fn     asmKernel
-	}{
+// microKernel is an assembly micro-kernel of float32 Gemm with its tile,
+// used where impl is supported (fn is nil without assembly).
+type microKernel struct {
+	name   string
+	impl   int
+	mr, nr int
+	fn     asmKernel
+}
+
+// microKernels32 returns the float32 assembly micro-kernels.
+func microKernels32() []microKernel {
+	return []microKernel{
 		{"8x48", implAVX512, 8, 48, kernel8x48()},
 		{"6x16", implAVX2, 6, 16, kernel6x16()},
 	}
+}
+
+// TestMicroKernels compares each assembly micro-kernel with its Go
+// specification (sgemmKernelGo, dgemmKernelGo) on the same packed panels.
+func TestMicroKernels(t *testing.T) {
+	k32 := microKernels32()
 	k64 := []struct {
 		name   string
 		impl   int
@@ -390,15 +399,7 @@ var flushProbe = [2]float32{1.2e-38, 0.5}
 func TestMicroKernelsFlushSubnormals(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	for _, kn := range []struct {
-		name   string
-		impl   int
-		mr, nr int
-		fn     asmKernel
-	}{
-		{"8x48", implAVX512, 8, 48, kernel8x48()},
-		{"6x16", implAVX2, 6, 16, kernel6x16()},
-	} {
+	for _, kn := range microKernels32() {
 		if kn.fn == nil || !supported(kn.impl) {
 			t.Logf("%s: no assembly kernel in this build or on this machine", kn.name)
 			continue
