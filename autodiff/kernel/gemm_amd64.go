@@ -18,8 +18,7 @@ var (
 // Go twin keeps them. Beyond the order of its sums, an output differs from
 // the twin's by at most the sum of |a_i b_i| over its terms with a subnormal
 // factor, plus k+1 times the smallest normal float32 (1.2e-38). Subnormal
-// arithmetic is slow on many x86 CPUs (on an Intel Xeon, a WADN Digits run
-// slowed fivefold as its backward pass filled with subnormals).
+// arithmetic is slow on many x86 CPUs (docs/performance.md, "Subnormals").
 //
 //go:noescape
 func sgemmKernel8x48(k int, a, b, c *float32, ldc int, beta float32)
