@@ -342,18 +342,19 @@ func catchPanic(f func()) (msg string) {
 	return ""
 }
 
-// microKernel is an assembly micro-kernel of float32 Gemm with its tile,
-// used where impl is supported (fn is nil without assembly).
-type microKernel struct {
+// microKernel is an assembly micro-kernel of Gemm (K is asmKernel or
+// asmKernel64) with its tile, used where impl is supported (fn is nil
+// without assembly).
+type microKernel[K any] struct {
 	name   string
 	impl   int
 	mr, nr int
-	fn     asmKernel
+	fn     K
 }
 
 // microKernels32 returns the float32 assembly micro-kernels.
-func microKernels32() []microKernel {
-	return []microKernel{
+func microKernels32() []microKernel[asmKernel] {
+	return []microKernel[asmKernel]{
 		{"8x48", implAVX512, 8, 48, kernel8x48()},
 		{"6x16", implAVX2, 6, 16, kernel6x16()},
 	}
@@ -363,12 +364,7 @@ func microKernels32() []microKernel {
 // specification (sgemmKernelGo, dgemmKernelGo) on the same packed panels.
 func TestMicroKernels(t *testing.T) {
 	k32 := microKernels32()
-	k64 := []struct {
-		name   string
-		impl   int
-		mr, nr int
-		fn     asmKernel64
-	}{
+	k64 := []microKernel[asmKernel64]{
 		{"8x24", implAVX512, 8, 24, kernel8x24()},
 		{"6x8", implAVX2, 6, 8, kernel6x8()},
 	}
