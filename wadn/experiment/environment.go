@@ -11,19 +11,28 @@ import (
 )
 
 // Environment records where and with what a run (or a part of it) was
-// trained.
+// trained. A process that trained a part and stopped before the end has
+// neither Finished nor, when it was killed, Interrupted: the next
+// environment's FromEpoch says how far it got. (Result files written before
+// these two fields could be absent give an unfinished part's Finished as
+// 0001-01-01T00:00:00Z.)
 type Environment struct {
-	Module    string    `json:"module"`   // the main module's path and version
-	Revision  string    `json:"revision"` // the VCS revision it was built from, "+dirty" if modified
-	Go        string    `json:"go"`       // the Go version it was built with
-	Platform  string    `json:"platform"` // GOOS/GOARCH
-	Kernels   string    `json:"kernels"`  // the float32 kernels: avx512, avx2 or go
-	Threads   int       `json:"threads"`  // the kernels' worker threads
-	Numerics  string    `json:"numerics"` // the numerics mode: default or reference
-	Host      string    `json:"host"`
-	Started   time.Time `json:"started"`
-	Finished  time.Time `json:"finished"`
-	FromEpoch int       `json:"from_epoch"` // epochs done before this process took over
+	Module   string    `json:"module"`   // the main module's path and version
+	Revision string    `json:"revision"` // the VCS revision it was built from, "+dirty" if modified
+	Go       string    `json:"go"`       // the Go version it was built with
+	Platform string    `json:"platform"` // GOOS/GOARCH
+	Kernels  string    `json:"kernels"`  // the float32 kernels: avx512, avx2 or go
+	Threads  int       `json:"threads"`  // the kernels' worker threads
+	Numerics string    `json:"numerics"` // the numerics mode: default or reference
+	Host     string    `json:"host"`
+	Started  time.Time `json:"started"`
+	// Finished is when this process finished the run; nil if it did not.
+	Finished *time.Time `json:"finished,omitempty"`
+	// Interrupted is when this process stopped on an interruption it caught
+	// (a signal or a cancelled context), after saving its checkpoint; nil if
+	// it finished the run or was killed.
+	Interrupted *time.Time `json:"interrupted,omitempty"`
+	FromEpoch   int        `json:"from_epoch"` // epochs done before this process took over
 }
 
 // environment returns this process's environment, started now.

@@ -275,9 +275,17 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 	}
 	r, err := method.Execute(ctx, algo, task, s.Scenario, net, s.Train, opt)
 	if err != nil {
+		if errors.Is(err, trainer.ErrInterrupted) && out.Dir != "" {
+			now := time.Now().UTC()
+			envs[len(envs)-1].Interrupted = &now
+			if werr := writeJSON(filepath.Join(out.Dir, environmentFile), envs); werr != nil {
+				err = errors.Join(err, werr)
+			}
+		}
 		return nil, fmt.Errorf("seed %d: %w", s.Seed, err)
 	}
-	envs[len(envs)-1].Finished = time.Now().UTC()
+	now := time.Now().UTC()
+	envs[len(envs)-1].Finished = &now
 	out.Result = &RunResult{Accuracy: r.Accuracy, Alpha: r.Alpha, TrueAlpha: r.TrueAlpha, Lambda: r.Lambda,
 		Epochs: len(r.History), Environment: envs}
 	if out.Dir != "" {

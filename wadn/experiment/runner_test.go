@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -228,6 +229,21 @@ func TestResumeUnfinished(t *testing.T) {
 	if _, err := rn.Run(ctx, smallSpecs(t, "wadn", []uint64{0, 1}, set)); !errors.Is(err, trainer.ErrInterrupted) {
 		t.Fatalf("interrupted runs: %v", err)
 	}
+	envFiles, err := filepath.Glob(filepath.Join(out, "*", environmentFile))
+	if err != nil || len(envFiles) != 2 {
+		t.Fatalf("environment files of the interrupted runs: %q, %v", envFiles, err)
+	}
+	for _, f := range envFiles {
+		var envs []Environment
+		if b, err := os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		} else if err := json.Unmarshal(b, &envs); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if len(envs) != 1 || envs[0].Interrupted == nil || envs[0].Finished != nil || envs[0].Interrupted.Before(envs[0].Started) {
+			t.Errorf("%s: %+v, want one environment, interrupted after it started and not finished", f, envs)
+		}
+	}
 	specs, dirs, err := Unfinished(out)
 	if err != nil {
 		t.Fatal(err)
@@ -247,6 +263,16 @@ func TestResumeUnfinished(t *testing.T) {
 	bySeed := map[uint64]float64{}
 	for _, o := range got {
 		bySeed[o.Spec.Seed] = o.Result.Accuracy
+		envs := o.Result.Environment
+		if len(envs) != 2 || envs[0].Interrupted == nil || envs[0].Finished != nil ||
+			envs[1].Interrupted != nil || envs[1].Finished == nil || envs[1].Finished.Before(envs[1].Started) {
+			t.Errorf("seed %d resumed: environments %+v, want the interrupted process's, then the finishing one's", o.Spec.Seed, envs)
+		}
+	}
+	for _, o := range want {
+		if envs := o.Result.Environment; len(envs) != 1 || envs[0].Finished == nil || envs[0].Interrupted != nil || envs[0].FromEpoch != 0 {
+			t.Errorf("seed %d uninterrupted: environments %+v, want one, finished", o.Spec.Seed, envs)
+		}
 	}
 	for _, o := range want {
 		if bySeed[o.Spec.Seed] != o.Result.Accuracy {
