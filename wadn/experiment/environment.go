@@ -11,11 +11,11 @@ import (
 )
 
 // Environment records where and with what a run (or a part of it) was
-// trained. A process that trained a part and stopped before the end has
-// neither Finished nor, when it was killed, Interrupted: the next
-// environment's FromEpoch says how far it got. (Result files written before
-// these two fields could be absent give an unfinished part's Finished as
-// 0001-01-01T00:00:00Z.)
+// trained. Only the process that finished the run has Finished. One that
+// caught an interruption has Interrupted; one that was killed or failed has
+// neither, and the next environment's FromEpoch says how far it got. Result
+// files written before these two fields became optional give an unfinished
+// part's Finished as 0001-01-01T00:00:00Z.
 type Environment struct {
 	Module   string    `json:"module"`   // the main module's path and version
 	Revision string    `json:"revision"` // the VCS revision it was built from, "+dirty" if modified
@@ -29,8 +29,8 @@ type Environment struct {
 	// Finished is when this process finished the run; nil if it did not.
 	Finished *time.Time `json:"finished,omitempty"`
 	// Interrupted is when this process stopped on an interruption it caught
-	// (a signal or a cancelled context), after saving its checkpoint; nil if
-	// it finished the run or was killed.
+	// (a signal or a cancelled context), after saving its checkpoint; nil
+	// otherwise.
 	Interrupted *time.Time `json:"interrupted,omitempty"`
 	FromEpoch   int        `json:"from_epoch"` // epochs done before this process took over
 }

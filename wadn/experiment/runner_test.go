@@ -273,8 +273,6 @@ func TestResumeUnfinished(t *testing.T) {
 		if envs := o.Result.Environment; len(envs) != 1 || envs[0].Finished == nil || envs[0].Interrupted != nil || envs[0].FromEpoch != 0 {
 			t.Errorf("seed %d uninterrupted: environments %+v, want one, finished", o.Spec.Seed, envs)
 		}
-	}
-	for _, o := range want {
 		if bySeed[o.Spec.Seed] != o.Result.Accuracy {
 			t.Errorf("seed %d resumed: %v, uninterrupted %v", o.Spec.Seed, bySeed[o.Spec.Seed], o.Result.Accuracy)
 		}
