@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/internal/datadir"
@@ -17,8 +19,8 @@ import (
 func init() {
 	register(&command{
 		name:    "sweep",
-		summary: "run a grid of runs from an experiment file: list it, run it here, run one task of a cluster's job array, or write the job array",
-		usage:   "FILE (--list | --local [--jobs N] | --index I | --emit slurm|k8s) [--out DIR] [--data DIR] [--threads N]",
+		summary: "run a grid of runs from an experiment file: list it, show how far its tasks got, run it here, run one task of a cluster's job array, or write the job array",
+		usage:   "FILE (--list | --status | --local [--jobs N] | --index I | --emit slurm|k8s) [--out DIR] [--data DIR] [--threads N]",
 		run:     runSweep,
 	})
 }
@@ -27,6 +29,7 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 	c := commands["sweep"]
 	fs := newFlagSet(c, e)
 	list := fs.Bool("list", false, "print the tasks, numbered from 0, and their count")
+	status := fs.Bool("status", false, "print how far each task has got in the output directory (finished and its accuracy, the epochs logged and the process its lock names, or not started) and the tasks not finished")
 	local := fs.Bool("local", false, "run every task on this machine, --jobs at a time")
 	jobs := fs.Int("jobs", 1, "with --local: tasks trained at once")
 	index := fs.Int("index", -1, "run task I alone (default: $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX, when set)")
@@ -88,13 +91,13 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 		*dir = os.Getenv(datadir.Env)
 	}
 	modes := 0
-	for _, m := range []bool{*list, *local, *index >= 0, *emit != ""} {
+	for _, m := range []bool{*list, *status, *local, *index >= 0, *emit != ""} {
 		if m {
 			modes++
 		}
 	}
 	if modes > 1 {
-		return usage("--list, --local, --index and --emit exclude one another")
+		return usage("--list, --status, --local, --index and --emit exclude one another")
 	}
 	if *threads < 0 || *jobs < 1 || *throttle < 0 {
 		return usage("--threads %d, --jobs %d, --throttle %d: want threads >= 0, jobs >= 1, throttle >= 0", *threads, *jobs, *throttle)
@@ -142,13 +145,13 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 		}
 		return usage("--emit %q: want slurm or k8s", *emit)
 	}
-	if !*local && *index < 0 {
+	if !*local && !*status && *index < 0 {
 		i, from, ok, err := experiment.TaskIndex(os.Getenv)
 		if err != nil {
 			return usage("%v", err)
 		}
 		if !ok {
-			return usage("say what to do: --list, --local, --index I (or $%s), or --emit slurm|k8s", experiment.TaskEnv[0])
+			return usage("say what to do: --list, --status, --local, --index I (or $%s), or --emit slurm|k8s", experiment.TaskEnv[0])
 		}
 		*index = i
 		fmt.Fprintf(e.stderr, "task %d from $%s\n", i, from)
@@ -162,6 +165,9 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 	}
 	if !specs[0].Dataset.Embedded && *dir == "" {
 		return usage("%s has no embedded copy: give its data directory with --data DIR, \"data\" in the file, or $%s", specs[0].Dataset, datadir.Env)
+	}
+	if *status {
+		return sweepStatus(e, &experiment.Runner{Out: *out, DataDir: *dir}, specs)
 	}
 	kernel.SetThreads(*threads)
 	rn := &experiment.Runner{Out: *out, DataDir: *dir, Jobs: *jobs, Wait: *wait}
@@ -180,4 +186,69 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return printOutcomes(e.stdout, outs, false)
+}
+
+// sweepStatus prints the state of every task's run directory, one line a
+// task as --list numbers them, and then, on stderr, the counts and the
+// tasks not finished in the form of a job array's indices.
+func sweepStatus(e *env, rn *experiment.Runner, specs []*experiment.Spec) error {
+	var finished, started int
+	var open []int
+	for i, s := range specs {
+		st, err := rn.State(s)
+		if err != nil {
+			return fmt.Errorf("task %d (%s): %w", i, s.Describe(), err)
+		}
+		var what string
+		switch {
+		case st.Result != nil:
+			finished++
+			what = fmt.Sprintf("finished: %.2f%%", st.Result.Accuracy)
+		case st.Started:
+			started++
+			what = fmt.Sprintf("started: %d of %d epochs logged", st.Epochs, s.Train.Epochs)
+			if !st.Logged.IsZero() {
+				what += ", the last at " + st.Logged.UTC().Format(time.RFC3339)
+			}
+			if st.Holder != "" {
+				what += "; its lock names " + st.Holder
+			} else {
+				what += "; not locked"
+			}
+		default:
+			what = "not started"
+		}
+		if st.Result == nil {
+			open = append(open, i)
+		}
+		fmt.Fprintf(e.stdout, "%d\t%s\t%s\n", i, s.Describe(), what)
+	}
+	fmt.Fprintf(e.stderr, "%d tasks under %s: %d finished, %d started, %d not started", len(specs), rn.Out, finished, started, len(specs)-finished-started)
+	if len(open) > 0 {
+		fmt.Fprintf(e.stderr, "; not finished: %s", indexRanges(open))
+	}
+	fmt.Fprintln(e.stderr)
+	return nil
+}
+
+// indexRanges writes ascending indices as a job array's list: runs of
+// consecutive indices as "a-b", joined by commas.
+func indexRanges(ix []int) string {
+	var b strings.Builder
+	for i := 0; i < len(ix); {
+		j := i
+		for j+1 < len(ix) && ix[j+1] == ix[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", ix[i], ix[j])
+		} else {
+			fmt.Fprintf(&b, "%d", ix[i])
+		}
+		i = j + 1
+	}
+	return b.String()
 }

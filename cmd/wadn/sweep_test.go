@@ -66,6 +66,22 @@ func TestSweepListAndEmit(t *testing.T) {
 func TestSweepTasks(t *testing.T) {
 	dir := t.TempDir()
 	file := writeSweep(t, dir)
+	status := func(wantLines, wantSummary string) {
+		t.Helper()
+		code, stdout, errOut := runArgs(t, "", "sweep", file, "--status")
+		if code != 0 || !strings.Contains(errOut, wantSummary) {
+			t.Errorf("--status: exit %d, stderr %q, want %q", code, errOut, wantSummary)
+		}
+		var states []string
+		for _, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+			f := strings.Split(l, "\t")
+			states = append(states, strings.SplitN(f[len(f)-1], ":", 2)[0])
+		}
+		if got := strings.Join(states, ","); got != wantLines {
+			t.Errorf("--status: states %s, want %s\n%s", got, wantLines, stdout)
+		}
+	}
+	status("not started,not started,not started,not started", "4 tasks under "+filepath.Join(dir, "out")+": 0 finished, 0 started, 4 not started; not finished: 0-3\n")
 	t.Setenv("SLURM_ARRAY_TASK_ID", "2")
 	if code, _, errOut := runArgs(t, "", "sweep", file, "--quiet"); code != 0 || !strings.Contains(errOut, "task 2 from $SLURM_ARRAY_TASK_ID") {
 		t.Fatalf("task from Slurm: exit %d: %s", code, errOut)
@@ -80,12 +96,30 @@ func TestSweepTasks(t *testing.T) {
 		t.Errorf("a bad index: exit %d: %s", code, errOut)
 	}
 	t.Setenv("JOB_COMPLETION_INDEX", "")
+	status("finished,not started,finished,not started", "2 finished, 0 started, 2 not started; not finished: 1,3\n")
 	code, _, errOut := runArgs(t, "", "sweep", file, "--local", "--jobs", "2", "--quiet")
 	if code != 0 || strings.Count(errOut, "finished earlier") != 2 || strings.Count(errOut, "starting in") != 2 {
 		t.Fatalf("--local: exit %d: %s", code, errOut)
 	}
+	status("finished,finished,finished,finished", "4 finished, 0 started, 0 not started\n")
 	code, stdout, _ := runArgs(t, "", "report", "--json", filepath.Join(dir, "out"))
 	if code != 0 || strings.Count(stdout, `"n": 2`) != 2 {
 		t.Errorf("report: exit %d\n%s", code, stdout)
+	}
+}
+
+func TestIndexRanges(t *testing.T) {
+	for _, tc := range []struct {
+		ix   []int
+		want string
+	}{
+		{nil, ""},
+		{[]int{4}, "4"},
+		{[]int{0, 1}, "0-1"},
+		{[]int{0, 2, 5, 6, 7, 8, 10, 11, 13}, "0,2,5-8,10-11,13"},
+	} {
+		if got := indexRanges(tc.ix); got != tc.want {
+			t.Errorf("indexRanges(%v) = %q, want %q", tc.ix, got, tc.want)
+		}
 	}
 }

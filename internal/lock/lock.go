@@ -31,9 +31,6 @@ type Lock struct {
 	path string
 }
 
-// Holder describes the holder of a lock, as its file records it.
-type Holder string
-
 // Try takes the lock of dir at once, or returns an error wrapping ErrHeld
 // that names the holder.
 func Try(dir string) (*Lock, error) { return take(context.Background(), dir, false) }
@@ -84,11 +81,23 @@ func (l *Lock) stamp() error {
 
 // holder returns the description the lock file at path holds.
 func holder(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(strings.TrimSpace(string(b))) == 0 {
-		return "holder unknown"
+	if h := Named(filepath.Dir(path)); h != "" {
+		return "held by " + h
 	}
-	return "held by " + strings.TrimSpace(string(b))
+	return "holder unknown"
+}
+
+// Named returns the holder the lock file of dir names ("pid P on host H
+// since T"), or "" when it names none: there is no lock file, or its last
+// holder released it. It reads the file and takes no lock, so it never
+// stands in a taker's way. Where the lock is the kernel's, a holder that
+// died without releasing it is still named, though the lock is free.
+func Named(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, File))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // Release gives the lock up.

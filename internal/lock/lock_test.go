@@ -3,6 +3,7 @@ package lock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -12,11 +13,17 @@ import (
 
 func TestTryExcludes(t *testing.T) {
 	dir := t.TempDir()
+	if h := Named(dir); h != "" {
+		t.Errorf("Named before any lock: %q, want none", h)
+	}
 	l, err := Try(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	host, _ := os.Hostname()
+	if h, want := Named(dir), fmt.Sprintf("pid %d on host %s since ", os.Getpid(), host); !strings.HasPrefix(h, want) {
+		t.Errorf("Named while held: %q, want it to begin %q", h, want)
+	}
 	_, err = Try(dir)
 	if !errors.Is(err, ErrHeld) {
 		t.Fatalf("second Try: %v, want ErrHeld", err)
@@ -28,6 +35,9 @@ func TestTryExcludes(t *testing.T) {
 	}
 	if err := l.Release(); err != nil {
 		t.Fatal(err)
+	}
+	if h := Named(dir); h != "" {
+		t.Errorf("Named after Release: %q, want none", h)
 	}
 	l2, err := Try(dir)
 	if err != nil {

@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/wadn-go/wadn/internal/atomic"
+	"github.com/wadn-go/wadn/internal/lock"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
@@ -158,6 +160,56 @@ func eachRun(dir string, fn func(at, path string, rec *Record, res *RunResult) e
 		return err
 	}
 	return walk(real, dir)
+}
+
+// State is how far a run has got, as its directory shows it.
+type State struct {
+	Dir    string     // the run's directory (it need not exist)
+	Result *RunResult // the result, once the run has finished
+	// Started says the directory holds the run's record: the run has
+	// started, in this process or another.
+	Started bool
+	Epochs  int       // epochs in the epoch log
+	Logged  time.Time // when the epoch log was last written (zero: no log)
+	// Holder is the process its lock file names (lock.Named): the one
+	// training the run, or one that died doing so.
+	Holder string
+}
+
+// State returns the state of s's directory under Out. It loads s's data
+// (once per data set and data settings) for the run's identity, which
+// names the directory, and takes no lock.
+func (rn *Runner) State(s *Spec) (*State, error) {
+	domains, err := rn.Domains(s)
+	if err != nil {
+		return nil, err
+	}
+	id, err := s.Identity(domains)
+	if err != nil {
+		return nil, err
+	}
+	st := &State{Dir: filepath.Join(rn.Out, id.Name())}
+	rec, ok, err := readRecord(st.Dir)
+	if err != nil || !ok {
+		return st, err
+	}
+	if rec.Key != id.Key() {
+		return nil, fmt.Errorf("%s holds the run %s, not %s: another run's directory", st.Dir, describe(rec.Identity), describe(id))
+	}
+	st.Started = true
+	if st.Result, _, err = readResult(st.Dir); err != nil {
+		return nil, err
+	}
+	hist, err := ReadHistory(st.Dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	st.Epochs = len(hist)
+	if fi, err := os.Stat(filepath.Join(st.Dir, trainer.LogFile)); err == nil {
+		st.Logged = fi.ModTime()
+	}
+	st.Holder = lock.Named(st.Dir)
+	return st, nil
 }
 
 // ReadHistory reads the epoch log of a run directory: non-nil, if empty,

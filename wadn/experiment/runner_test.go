@@ -282,6 +282,73 @@ func TestResumeUnfinished(t *testing.T) {
 	}
 }
 
+// TestState follows one run's directory through State: not started,
+// interrupted after its first epoch, locked by a process, finished; and a
+// directory that holds another run's record.
+func TestState(t *testing.T) {
+	specs := smallSpecs(t, "source", []uint64{0, 1}, map[string]string{"epochs": "2"})
+	out := t.TempDir()
+	rn := &Runner{Out: out}
+	state := func() *State {
+		t.Helper()
+		st, err := rn.State(specs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	st := state()
+	if st.Started || st.Result != nil || st.Epochs != 0 || filepath.Dir(st.Dir) != out {
+		t.Fatalf("before the run: %+v", st)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rn.Progress = func(_ *Spec, p method.Progress) {
+		if p.Epoch == 2 {
+			cancel()
+		}
+	}
+	if _, err := rn.Run(ctx, specs[:1]); !errors.Is(err, trainer.ErrInterrupted) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	rn.Progress = nil
+	st = state()
+	if !st.Started || st.Result != nil || st.Epochs != 1 || st.Logged.IsZero() || st.Holder != "" {
+		t.Fatalf("interrupted in epoch 2: %+v", st)
+	}
+	l, err := lock.Try(st.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := state().Holder; !strings.HasPrefix(h, fmt.Sprintf("pid %d on host ", os.Getpid())) {
+		t.Errorf("locked: holder %q, want this process", h)
+	}
+	l.Release()
+	outs, err := rn.Run(context.Background(), specs[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st = state(); st.Result == nil || st.Result.Accuracy != outs[0].Result.Accuracy || st.Epochs != 2 || st.Dir != outs[0].Dir {
+		t.Fatalf("finished: %+v, want the outcome's result (%v) and 2 epochs in %s", st, outs[0].Result.Accuracy, outs[0].Dir)
+	}
+	other, err := rn.State(specs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(other.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := os.ReadFile(filepath.Join(st.Dir, RunFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other.Dir, RunFile), rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rn.State(specs[1]); err == nil || !strings.Contains(err.Error(), "another run's directory") {
+		t.Errorf("a directory holding seed 0's record as seed 1's: %v", err)
+	}
+}
+
 // TestCheckpointsRemoved checks that a finished run keeps its checkpoint
 // only when asked to, and its weights otherwise: the checkpoint's tensors
 // without the optimiser's state.
