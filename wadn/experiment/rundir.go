@@ -180,11 +180,7 @@ type State struct {
 // (once per data set and data settings) for the run's identity, which
 // names the directory, and takes no lock.
 func (rn *Runner) State(s *Spec) (*State, error) {
-	domains, err := rn.Domains(s)
-	if err != nil {
-		return nil, err
-	}
-	id, err := s.Identity(domains)
+	id, _, err := rn.identity(s)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +190,7 @@ func (rn *Runner) State(s *Spec) (*State, error) {
 		return st, err
 	}
 	if rec.Key != id.Key() {
-		return nil, fmt.Errorf("%s holds the run %s, not %s: another run's directory", st.Dir, describe(rec.Identity), describe(id))
+		return nil, otherRun(st.Dir, rec, id)
 	}
 	st.Started = true
 	if st.Result, _, err = readResult(st.Dir); err != nil {

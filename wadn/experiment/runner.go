@@ -172,6 +172,23 @@ func (rn *Runner) Domains(s *Spec) ([]data.Domain, error) {
 	return d, nil
 }
 
+// identity returns s's domains (loaded on first use) and its identity, with
+// their checksums.
+func (rn *Runner) identity(s *Spec) (*Identity, []data.Domain, error) {
+	domains, err := rn.Domains(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	id, err := s.Identity(domains)
+	return id, domains, err
+}
+
+// otherRun is the error for dir, the directory of the run id by its name,
+// when its record rec is another run's.
+func otherRun(dir string, rec *Record, id *Identity) error {
+	return fmt.Errorf("%s holds the run %s, not %s: another run's directory", dir, describe(rec.Identity), describe(id))
+}
+
 // RunOne trains one run in its directory (see Runner) and returns its
 // outcome.
 //
@@ -180,11 +197,7 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 	if m := numerics.Get(); m != s.Numerics {
 		return nil, fmt.Errorf("seed %d trains in the %s numerics mode, but the process is in the %s mode", s.Seed, s.Numerics, m)
 	}
-	domains, err := rn.Domains(s)
-	if err != nil {
-		return nil, err
-	}
-	id, err := s.Identity(domains)
+	id, domains, err := rn.identity(s)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +234,7 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 		}
 		switch {
 		case ok && rec.Key != id.Key():
-			return nil, fmt.Errorf("%s holds the run %s, not %s: another run's directory", out.Dir, describe(rec.Identity), describe(id))
+			return nil, otherRun(out.Dir, rec, id)
 		case ok:
 			if res, done, err := readResult(out.Dir); err != nil {
 				return nil, err
