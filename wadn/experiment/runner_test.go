@@ -284,7 +284,7 @@ func TestResumeUnfinished(t *testing.T) {
 
 // TestState follows one run's directory through State: not started,
 // interrupted after its first epoch, locked by a process, finished; and a
-// directory that holds another run's record.
+// directory that holds another run's record, which State and Run refuse.
 func TestState(t *testing.T) {
 	specs := smallSpecs(t, "source", []uint64{0, 1}, map[string]string{"epochs": "2"})
 	out := t.TempDir()
@@ -346,6 +346,9 @@ func TestState(t *testing.T) {
 	}
 	if _, err := rn.State(specs[1]); err == nil || !strings.Contains(err.Error(), "another run's directory") {
 		t.Errorf("a directory holding seed 0's record as seed 1's: %v", err)
+	}
+	if _, err := rn.Run(context.Background(), specs[1:]); err == nil || !strings.Contains(err.Error(), "another run's directory") {
+		t.Errorf("running seed 1 in a directory holding seed 0's record: %v", err)
 	}
 }
 
