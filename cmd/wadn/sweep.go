@@ -190,9 +190,11 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 
 // sweepStatus prints the state of every task's run directory, one line a
 // task as --list numbers them, and then, on stderr, the counts and the
-// tasks not finished in the form of a job array's indices.
+// tasks not finished in the form of a job array's indices. It fails,
+// after printing every task, when running a task would refuse its
+// directory.
 func sweepStatus(e *env, rn *experiment.Runner, specs []*experiment.Spec) error {
-	var finished, started int
+	var finished, started, refused int
 	var open []int
 	for i, s := range specs {
 		st, err := rn.State(s)
@@ -201,6 +203,9 @@ func sweepStatus(e *env, rn *experiment.Runner, specs []*experiment.Spec) error 
 		}
 		var what string
 		switch {
+		case st.Refused != nil:
+			refused++
+			what = "refused: " + st.Refused.Error()
 		case st.Result != nil:
 			finished++
 			what = fmt.Sprintf("finished: %.2f%%", st.Result.Accuracy)
@@ -223,11 +228,17 @@ func sweepStatus(e *env, rn *experiment.Runner, specs []*experiment.Spec) error 
 		}
 		fmt.Fprintf(e.stdout, "%d\t%s\t%s\n", i, s.Describe(), what)
 	}
-	fmt.Fprintf(e.stderr, "%d tasks under %s: %d finished, %d started, %d not started", len(specs), rn.Out, finished, started, len(specs)-finished-started)
+	fmt.Fprintf(e.stderr, "%d tasks under %s: %d finished, %d started, %d not started", len(specs), rn.Out, finished, started, len(specs)-finished-started-refused)
+	if refused > 0 {
+		fmt.Fprintf(e.stderr, ", %d refused", refused)
+	}
 	if len(open) > 0 {
 		fmt.Fprintf(e.stderr, "; not finished: %s", indexRanges(open))
 	}
 	fmt.Fprintln(e.stderr)
+	if refused > 0 {
+		return fmt.Errorf("%d of the tasks' directories would be refused (see their lines); move the files away", refused)
+	}
 	return nil
 }
 

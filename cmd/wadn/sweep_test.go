@@ -106,6 +106,20 @@ func TestSweepTasks(t *testing.T) {
 	if code != 0 || strings.Count(stdout, `"n": 2`) != 2 {
 		t.Errorf("report: exit %d\n%s", code, stdout)
 	}
+	// A directory that has lost its record is one that running its task
+	// refuses: --status says which and fails after listing every task.
+	runs, err := filepath.Glob(filepath.Join(dir, "out", "*", "run.json"))
+	if err != nil || len(runs) != 4 {
+		t.Fatalf("run records %v, %v; want 4", runs, err)
+	}
+	if err := os.Remove(runs[0]); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, errOut = runArgs(t, "", "sweep", file, "--status")
+	if code != 1 || strings.Count(stdout, "\trefused: "+filepath.Dir(runs[0])+" holds ") != 1 || strings.Count(stdout, "\tfinished: ") != 3 ||
+		!strings.Contains(errOut, "3 finished, 0 started, 0 not started, 1 refused; not finished: ") || !strings.Contains(errOut, "1 of the tasks' directories would be refused") {
+		t.Errorf("--status with a record removed: exit %d, stderr %q\n%s", code, errOut, stdout)
+	}
 }
 
 func TestIndexRanges(t *testing.T) {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -174,6 +175,9 @@ type State struct {
 	// Holder is the process its lock file names (lock.Named): the one
 	// training the run, or one that died doing so.
 	Holder string
+	// Refused is why running the task would refuse the directory (it holds
+	// another run's record, or files but no record), or nil.
+	Refused error
 }
 
 // State returns the state of s's directory under Out. It loads s's data
@@ -186,11 +190,20 @@ func (rn *Runner) State(s *Spec) (*State, error) {
 	}
 	st := &State{Dir: filepath.Join(rn.Out, id.Name())}
 	rec, ok, err := readRecord(st.Dir)
-	if err != nil || !ok {
-		return st, err
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		config, err := marshalJSON(s.File())
+		if err != nil {
+			return nil, err
+		}
+		st.Refused = strayFiles(st.Dir, config)
+		return st, nil
 	}
 	if rec.Key != id.Key() {
-		return nil, otherRun(st.Dir, rec, id)
+		st.Refused = otherRun(st.Dir, rec, id)
+		return st, nil
 	}
 	st.Started = true
 	if st.Result, _, err = readResult(st.Dir); err != nil {
@@ -229,13 +242,49 @@ func ReadHistory(dir string) ([]method.EpochLog, error) {
 	return out, nil
 }
 
+// marshalJSON returns v as the files of a run directory hold it: indented
+// JSON and a newline.
+func marshalJSON(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", " ")
+	return append(b, '\n'), err
+}
+
 // writeJSON writes v as indented JSON to path atomically.
 func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", " ")
+	b, err := marshalJSON(v)
 	if err != nil {
 		return err
 	}
-	return atomic.WriteFile(path, append(b, '\n'), 0o644)
+	return atomic.WriteFile(path, b, 0o644)
+}
+
+// strayFiles returns an error naming a file of dir, a run's directory
+// without a record, that no run of this program would have left there:
+// anything but the lock file, writers' temporary files (atomic.IsTemp) and
+// a config file holding exactly config, which a run stopped between
+// writing its config file and its record leaves behind. A directory that
+// does not exist holds none.
+func strayFiles(dir string, config []byte) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == lock.File || atomic.IsTemp(name) {
+			continue
+		}
+		if name == ConfigFile {
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil && bytes.Equal(b, config) {
+				continue
+			}
+		}
+		return fmt.Errorf("%s holds %s but no %s: not a run directory this program made; move its files away", dir, name, RunFile)
+	}
+	return nil
 }
 
 // describe returns a one-line description of an identity for messages.

@@ -246,10 +246,14 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 			_, err := os.Stat(filepath.Join(out.Dir, trainer.CheckpointFile))
 			resume = err == nil
 		default:
-			if entries, _ := os.ReadDir(out.Dir); len(entries) > 1 || (len(entries) == 1 && entries[0].Name() != lock.File) {
-				return nil, fmt.Errorf("%s holds files but no %s: not a run directory this program made; move them away", out.Dir, RunFile)
+			config, err := marshalJSON(s.File())
+			if err != nil {
+				return nil, err
 			}
-			if err := writeJSON(filepath.Join(out.Dir, ConfigFile), s.File()); err != nil {
+			if err := strayFiles(out.Dir, config); err != nil {
+				return nil, err
+			}
+			if err := atomic.WriteFile(filepath.Join(out.Dir, ConfigFile), config, 0o644); err != nil {
 				return nil, err
 			}
 			if err := writeJSON(filepath.Join(out.Dir, RunFile), &Record{Version: RecordVersion, Key: id.Key(), Identity: id, DataDir: rn.DataDir}); err != nil {

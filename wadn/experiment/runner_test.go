@@ -344,11 +344,70 @@ func TestState(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(other.Dir, RunFile), rec, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rn.State(specs[1]); err == nil || !strings.Contains(err.Error(), "another run's directory") {
-		t.Errorf("a directory holding seed 0's record as seed 1's: %v", err)
+	if st, err := rn.State(specs[1]); err != nil || st.Refused == nil || !strings.Contains(st.Refused.Error(), "another run's directory") {
+		t.Errorf("a directory holding seed 0's record as seed 1's: refused %v, error %v", st.Refused, err)
 	}
 	if _, err := rn.Run(context.Background(), specs[1:]); err == nil || !strings.Contains(err.Error(), "another run's directory") {
 		t.Errorf("running seed 1 in a directory holding seed 0's record: %v", err)
+	}
+}
+
+// TestStrayFiles checks which files a run's directory may hold before its
+// record: a run stopped between writing its config file and its record
+// goes on, while any other file, or a config file of other bytes, makes
+// Run refuse the directory and State say so.
+func TestStrayFiles(t *testing.T) {
+	spec := smallSpecs(t, "source", []uint64{0}, map[string]string{"epochs": "1"})[0]
+	config, err := marshalJSON(spec.File())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		files map[string][]byte
+		stray string // the file named in the refusal; "" when the run goes on
+	}{
+		{"empty", nil, ""},
+		{"lock and temporary file", map[string][]byte{lock.File: nil, "." + RunFile + ".tmp-123": []byte("{")}, ""},
+		{"own config", map[string][]byte{ConfigFile: config}, ""},
+		{"other config", map[string][]byte{ConfigFile: append([]byte(" "), config...)}, ConfigFile},
+		{"foreign file", map[string][]byte{ConfigFile: config, "notes.txt": []byte("mine")}, "notes.txt"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rn := &Runner{Out: t.TempDir()}
+			st, err := rn.State(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(st.Dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, b := range c.files {
+				if err := os.WriteFile(filepath.Join(st.Dir, name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if st, err = rn.State(spec); err != nil || st.Started {
+				t.Fatalf("state: %+v, %v", st, err)
+			}
+			_, runErr := rn.Run(context.Background(), []*Spec{spec})
+			if c.stray == "" {
+				if st.Refused != nil || runErr != nil {
+					t.Fatalf("refused %v, run error %v; want the run to go on", st.Refused, runErr)
+				}
+				if st, err := rn.State(spec); err != nil || st.Result == nil {
+					t.Errorf("after the run: %+v, %v", st, err)
+				}
+				return
+			}
+			want := "holds " + c.stray + " but no " + RunFile
+			if st.Refused == nil || !strings.Contains(st.Refused.Error(), want) {
+				t.Errorf("state refused %v, want %q", st.Refused, want)
+			}
+			if runErr == nil || !strings.Contains(runErr.Error(), want) {
+				t.Errorf("run error %v, want %q", runErr, want)
+			}
+		})
 	}
 }
 
