@@ -14,6 +14,7 @@ import (
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/nn"
+	"github.com/wadn-go/wadn/wadn/experiment"
 	"github.com/wadn-go/wadn/wadn/nets"
 )
 
@@ -228,7 +229,7 @@ func benchMatmul(ctx context.Context, m, k, n int, transA, transB bool, runs int
 	}
 	slices.Sort(secs)
 	flops := 2 * float64(m) * float64(n) * float64(k)
-	median := medianOf(secs)
+	median := experiment.Median(secs)
 	return benchResult{
 		Target: "matmul", M: m, K: k, N: n, TransA: transA, TransB: transB,
 		Threads: kernel.Threads(), Impl: kernel.Impl(), Runs: runs,
@@ -237,16 +238,6 @@ func benchMatmul(ctx context.Context, m, k, n int, transA, transB bool, runs int
 		GFLOPSMax: flops / secs[0] / 1e9,
 		Seconds:   median,
 	}, nil
-}
-
-// medianOf returns the median of v (the mean of the middle two for an even
-// count); v is sorted in place.
-func medianOf(v []float64) float64 {
-	slices.Sort(v)
-	if len(v)%2 == 0 {
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
-	return v[len(v)/2]
 }
 
 // peakTime is how long the FMA peak is measured before each timed run.
@@ -319,13 +310,13 @@ func benchDigits(ctx context.Context, images, runs int) (digitsResult, error) {
 		secs[i] = time.Since(start).Seconds()
 		ratios[i] = flops / secs[i] / 1e9 / peaks[i]
 	}
-	median := medianOf(slices.Clone(secs))
+	median := experiment.Median(slices.Clone(secs))
 	return digitsResult{
 		Target: "digits", Images: images, Threads: t, Impl: kernel.Impl(),
 		Conv: autodiff.CurrentConvAlgorithm().String(), Runs: runs,
 		Seconds: median, SecondsMin: slices.Min(secs), SecondsMax: slices.Max(secs),
 		GFLOP: flops / 1e9, GFLOPS: flops / median / 1e9,
-		PeakGFLOPS: medianOf(peaks), PeakRatio: medianOf(ratios),
+		PeakGFLOPS: experiment.Median(peaks), PeakRatio: experiment.Median(ratios),
 	}, nil
 }
 

@@ -12,7 +12,7 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "tabulate the finished runs under one or more directories beside the paper's numbers",
-		usage:   "[--json | --csv] [--plots PLOTDIR] DIR...",
+		usage:   "[--json | --csv | --runs] [--plots PLOTDIR] DIR...",
 		run:     runReport,
 	})
 }
@@ -23,6 +23,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the rows as JSON: per data set, scenario, method, target and settings label, the accuracy per seed, mean, std, n and the final alpha's error, worst and per source")
 	plots := fs.String("plots", "", "also draw each row's accuracy, lambda and alpha over the epochs (mean and range over the seeds) as SVG files in `PLOTDIR`")
 	asCSV := fs.Bool("csv", false, "print the runs' epoch logs as one CSV table: a line per run and epoch, the run's identity then the epoch's fields")
+	runs := fs.Bool("runs", false, "print a Markdown table with a line per run: the target accuracy at epochs 1, 10, 20, 30 and the last, the peak and its epoch, the largest drop into the last 10 epochs and the median epoch's seconds")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -34,8 +35,14 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON && *asCSV {
-		fmt.Fprintln(e.stderr, "wadn report: --json or --csv, not both")
+	n := 0
+	for _, set := range []bool{*asJSON, *asCSV, *runs} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		fmt.Fprintln(e.stderr, "wadn report: one of --json, --csv and --runs, not more")
 		return errUsage
 	}
 	if *plots != "" {
@@ -50,6 +57,8 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		return rep.WriteJSON(e.stdout)
 	case *asCSV:
 		return rep.WriteCSV(e.stdout)
+	case *runs:
+		return rep.WriteRuns(e.stdout)
 	}
 	return rep.WriteMarkdown(e.stdout)
 }

@@ -244,6 +244,13 @@ func TestRunEmbeddedAmazon(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || len(rep.Rows) != 1 || rep.Rows[0].N != 2 {
 		t.Errorf("report --json: exit %d, %q", code, stdout)
 	}
+	code, stdout, errOut = runArgs(t, "", "report", "--runs", out)
+	if code != 0 || strings.Count(stdout, "| uda | amazon | wadn [epochs 1, train-size 200, test-size 100, hidden 32,16,8] | kitchen | ") != 2 {
+		t.Errorf("report --runs: exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+	if code, _, errOut = runArgs(t, "", "report", "--runs", "--csv", out); code != 2 || !strings.Contains(errOut, "one of --json, --csv and --runs") {
+		t.Errorf("report --runs --csv: exit %d, stderr %q", code, errOut)
+	}
 }
 
 // TestRunConfigFile runs from an experiment file, with a flag overriding

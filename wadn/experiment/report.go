@@ -618,6 +618,68 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
+// RunEpochs are the epochs whose target accuracy WriteRuns shows, beside
+// the last.
+var RunEpochs = []int{1, 10, 20, 30}
+
+// WriteRuns writes a Markdown table with a line per run, in the order of
+// the rows and, within a row, of its seeds: the target accuracy at each of
+// RunEpochs ("-" past the run's end) and at the last epoch, the peak and
+// its epoch (the first, if tied), the largest drop into the last
+// StableEpochs epochs (Run.LargestDrop), and the median of the epochs'
+// seconds. It fails on a run without an epoch log, naming the file.
+func (rep *Report) WriteRuns(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("| scenario | dataset | method | target | seed |")
+	for _, e := range RunEpochs {
+		fmt.Fprintf(&b, " epoch %d |", e)
+	}
+	fmt.Fprintf(&b, " last epoch | peak (epoch) | largest drop, last %d epochs | median epoch (s) |\n", StableEpochs)
+	b.WriteString(strings.Repeat("|---", 9+len(RunEpochs)) + "|\n")
+	for _, row := range rep.Rows {
+		for i, r := range row.runs {
+			hist, err := r.EpochLog()
+			if err != nil {
+				return err
+			}
+			if len(hist) == 0 {
+				return fmt.Errorf("%s: no epochs", filepath.Join(r.Dir, trainer.LogFile))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |", row.Scenario, row.Dataset, row.Name(), row.Target, row.Seeds[i])
+			for _, e := range RunEpochs {
+				if e <= len(hist) {
+					fmt.Fprintf(&b, " %.2f |", hist[e-1].Accuracy)
+				} else {
+					b.WriteString(" - |")
+				}
+			}
+			peak := 0
+			secs := make([]float64, len(hist))
+			for e, h := range hist {
+				if h.Accuracy > hist[peak].Accuracy {
+					peak = e
+				}
+				secs[e] = h.Seconds
+			}
+			drop, _ := r.LargestDrop()
+			fmt.Fprintf(&b, " %.2f | %.2f (%d) | %.2f | %.1f |\n", r.Result.Accuracy, hist[peak].Accuracy, hist[peak].Epoch, drop, Median(secs))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Median returns the median of v, the mean of the two middle values when
+// len(v) is even; it sorts v in place.
+func Median(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
 // cell is one named value of a CSV line.
 type cell struct{ name, value string }
 

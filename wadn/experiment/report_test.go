@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -426,6 +427,75 @@ func TestMeanStd(t *testing.T) {
 		if !cmp.Equal([]float64{m, s}, []float64{c.mean, c.std}) {
 			t.Errorf("MeanStd(%v) = %v, %v; want %v, %v", c.v, m, s, c.mean, c.std)
 		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		v    []float64
+		want float64
+	}{
+		{[]float64{5}, 5},
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 2.5},
+	} {
+		if got := Median(slices.Clone(c.v)); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", c.v, got, c.want)
+		}
+	}
+}
+
+// TestReportRuns checks the table of runs: a line per run in the order of
+// the rows and seeds, "-" for epochs past a run's end, the first of tied
+// peaks, the largest drop into the last ten epochs and the median epoch;
+// and that a run without epochs is an error naming its log.
+func TestReportRuns(t *testing.T) {
+	dir := t.TempDir()
+	writeLog := func(run string, acc, secs []float64) {
+		t.Helper()
+		var b strings.Builder
+		for e := range acc {
+			fmt.Fprintf(&b, "{\"epoch\":%d,\"accuracy\":%v,\"seconds\":%v}\n", e+1, acc[e], secs[e])
+		}
+		if err := os.WriteFile(filepath.Join(run, trainer.LogFile), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := fakeRun(t, dir, data.UDA, "dann", "kitchen", 0, nil, 70, nil, nil)
+	writeLog(long, []float64{50, 60, 62, 64, 66, 68, 70, 72, 74, 72, 74, 70}, []float64{12, 1, 11, 2, 10, 3, 9, 4, 8, 5, 7, 6})
+	short := fakeRun(t, dir, data.UDA, "dann", "kitchen", 1, nil, 64, nil, nil)
+	writeLog(short, []float64{60, 65, 64}, []float64{3, 1, 2})
+	rep, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteRuns(&b); err != nil {
+		t.Fatal(err)
+	}
+	name := rep.Rows[0].Name()
+	want := "| scenario | dataset | method | target | seed | epoch 1 | epoch 10 | epoch 20 | epoch 30 | last epoch | peak (epoch) | largest drop, last 10 epochs | median epoch (s) |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
+		"| uda | amazon | " + name + " | kitchen | 0 | 50.00 | 72.00 | - | - | 70.00 | 74.00 (9) | 4.00 | 6.5 |\n" +
+		"| uda | amazon | " + name + " | kitchen | 1 | 60.00 | - | - | - | 64.00 | 65.00 (2) | 1.00 | 2.0 |\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("runs table (-want +got):\n%s", diff)
+	}
+	writeLog(short, nil, nil)
+	if rep, err = Collect(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteRuns(io.Discard); err == nil || !strings.Contains(err.Error(), filepath.Join(short, trainer.LogFile)+": no epochs") {
+		t.Errorf("a run with an empty epoch log: %v", err)
+	}
+	if err := os.Remove(filepath.Join(short, trainer.LogFile)); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = Collect(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteRuns(io.Discard); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a run without an epoch log: %v", err)
 	}
 }
 
