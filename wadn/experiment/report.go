@@ -618,24 +618,24 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// RunEpochs are the epochs whose target accuracy WriteRuns shows, beside
+// runEpochs are the epochs whose target accuracy WriteRuns shows, beside
 // the last.
-var RunEpochs = []int{1, 10, 20, 30}
+var runEpochs = []int{1, 10, 20, 30}
 
 // WriteRuns writes a Markdown table with a line per run, in the order of
 // the rows and, within a row, of its seeds: the target accuracy at each of
-// RunEpochs ("-" past the run's end) and at the last epoch, the peak and
+// runEpochs ("-" past the run's end) and at the last epoch, the peak and
 // its epoch (the first, if tied), the largest drop into the last
 // StableEpochs epochs (Run.LargestDrop), and the median of the epochs'
 // seconds. It fails on a run without an epoch log, naming the file.
 func (rep *Report) WriteRuns(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("| scenario | dataset | method | target | seed |")
-	for _, e := range RunEpochs {
+	for _, e := range runEpochs {
 		fmt.Fprintf(&b, " epoch %d |", e)
 	}
 	fmt.Fprintf(&b, " last epoch | peak (epoch) | largest drop, last %d epochs | median epoch (s) |\n", StableEpochs)
-	b.WriteString(strings.Repeat("|---", 9+len(RunEpochs)) + "|\n")
+	b.WriteString(strings.Repeat("|---", 9+len(runEpochs)) + "|\n")
 	for _, row := range rep.Rows {
 		for i, r := range row.runs {
 			hist, err := r.EpochLog()
@@ -646,7 +646,7 @@ func (rep *Report) WriteRuns(w io.Writer) error {
 				return fmt.Errorf("%s: no epochs", filepath.Join(r.Dir, trainer.LogFile))
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |", row.Scenario, row.Dataset, row.Name(), row.Target, row.Seeds[i])
-			for _, e := range RunEpochs {
+			for _, e := range runEpochs {
 				if e <= len(hist) {
 					fmt.Fprintf(&b, " %.2f |", hist[e-1].Accuracy)
 				} else {
