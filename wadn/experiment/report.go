@@ -237,6 +237,9 @@ func (rep *Report) group(runs []*Run) {
 		return cmp.Or(cmp.Compare(a.Scenario, b.Scenario), cmp.Compare(a.Dataset, b.Dataset),
 			cmp.Compare(methodRank(a.Method), methodRank(b.Method)), cmp.Compare(a.Label, b.Label), cmp.Compare(a.Target, b.Target))
 	})
+	// One note per set of kernels, naming every row whose runs used it.
+	mixed := map[string][]string{}
+	var sets []string
 	for _, row := range rep.Rows {
 		kernels := map[string]bool{}
 		for _, r := range row.runs {
@@ -245,9 +248,19 @@ func (rep *Report) group(runs []*Run) {
 			}
 		}
 		if len(kernels) > 1 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s %s on %s: its runs used the kernels %s, which round differently",
-				row.Scenario, row.Dataset, row.Name(), row.Target, strings.Join(slices.Sorted(maps.Keys(kernels)), ", ")))
+			set := strings.Join(slices.Sorted(maps.Keys(kernels)), ", ")
+			if mixed[set] == nil {
+				sets = append(sets, set)
+			}
+			mixed[set] = append(mixed[set], fmt.Sprintf("%s %s %s on %s", row.Scenario, row.Dataset, row.Name(), row.Target))
 		}
+	}
+	for _, set := range sets {
+		rows, its := strings.Join(mixed[set], "; "), "its runs"
+		if len(mixed[set]) > 1 {
+			its = "the runs of each"
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s used the kernels %s, which round differently", rows, its, set))
 	}
 }
 

@@ -379,6 +379,38 @@ func TestReportCountsUnfinished(t *testing.T) {
 	}
 }
 
+// TestReportKernelNotes checks that the rows whose runs used more than one
+// set of kernels are named in one note per set, and the others in none.
+func TestReportKernelNotes(t *testing.T) {
+	dir := t.TempDir()
+	for _, r := range []struct {
+		target, kernels string
+		seed            uint64
+	}{
+		{"kitchen", "go", 0}, {"kitchen", "avx2", 1},
+		{"books", "avx2", 0}, {"books", "go", 1},
+		{"dvd", "avx2", 0}, {"dvd", "avx2", 1},
+		{"electronics", "avx2", 0}, {"electronics", "avx512", 1},
+	} {
+		run := fakeRun(t, dir, data.UDA, "source", r.target, r.seed, nil, 70, nil, nil)
+		res := &RunResult{Accuracy: 70, Environment: []Environment{{Kernels: r.kernels}}}
+		if err := writeJSON(filepath.Join(run, ResultFile), res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"uda amazon source on books; uda amazon source on kitchen: the runs of each used the kernels avx2, go, which round differently",
+		"uda amazon source on electronics: its runs used the kernels avx2, avx512, which round differently",
+	}
+	if diff := cmp.Diff(want, rep.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+}
+
 // TestReportSeveralDirs checks that the runs of several directories are
 // gathered into the same rows, that a directory given twice counts its runs
 // once, and that a missing directory is an error naming it.
