@@ -1,0 +1,75 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// FuzzReadPlan checks that any experiment file either is refused with an
+// error or gives a plan whose runs are refused with an error or are
+// distinct, each with one of the plan's seeds; never a panic.
+func FuzzReadPlan(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "results", "*", "*.json"))
+	for _, name := range files {
+		if b, err := os.ReadFile(name); err == nil {
+			f.Add(b)
+		}
+	}
+	for _, s := range []string{
+		`{"dataset": "digits", "target": ["mnist", "usps"], "method": ["wadn", "source"], "seeds": [0, 1, 2], "lr": [1.0, 0.5]}`,
+		`{"seeds": "0,1", "hidden": [[1000, 500], [100]], "method": "dann"}`,
+		`{"scenario": ["uda", "limited", "partial"], "method": ["pada", "mme"], "numerics": "reference"}`,
+		`{"sources": "dvd,books", "target": "kitchen", "seeds": 3}`,
+		`{"seeds": [1, 1]}`, `{"lr": []}`, `[]`, `{"out": 3}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 4096 {
+			return
+		}
+		p, err := ReadPlan(bytes.NewReader(b))
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("an error without words")
+			}
+			return
+		}
+		runs := len(p.Seeds) * max(len(p.Datasets), 1) * max(len(p.Scenarios), 1) * max(len(p.Methods), 1) * max(len(p.Targets), 1)
+		for _, v := range p.Settings {
+			runs *= len(v)
+		}
+		if runs > 10000 || runs < 0 {
+			return // a large grid: expanding it tests nothing more
+		}
+		specs, err := p.Specs()
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("an error without words")
+			}
+			return
+		}
+		seeds := p.Seeds
+		if len(seeds) == 0 {
+			seeds = []uint64{0}
+		}
+		seen := map[string]bool{}
+		for _, s := range specs {
+			if !slices.Contains(seeds, s.Seed) {
+				t.Errorf("run %s has seed %d, not one of the plan's %v", s.Label(), s.Seed, seeds)
+			}
+			k, err := json.Marshal([]any{s.Dataset.Name, s.Scenario.String(), s.Method.Name, s.Target, s.Sources, s.Label(), s.Seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seen[string(k)] {
+				t.Errorf("run %s is in the plan twice", k)
+			}
+			seen[string(k)] = true
+		}
+	})
+}
