@@ -683,7 +683,7 @@ func (rep *Report) WriteRuns(w io.Writer) error {
 }
 
 // Median returns the median of v, the mean of the two middle values when
-// len(v) is even; it sorts v in place.
+// len(v) is even; it sorts v in place. v must not be empty.
 func Median(v []float64) float64 {
 	slices.Sort(v)
 	n := len(v)
