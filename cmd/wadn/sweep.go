@@ -19,8 +19,8 @@ import (
 func init() {
 	register(&command{
 		name:    "sweep",
-		summary: "run a grid of runs from an experiment file: list it, show how far its tasks got, run it here, run one task of a cluster's job array, or write the job array",
-		usage:   "FILE (--list | --status | --local [--jobs N] | --index I | --emit slurm|k8s) [--out DIR] [--data DIR] [--threads N]",
+		summary: "run a grid of runs from an experiment file: list it, show how far its tasks got, run it here, run one task of a cluster's job array, write the job array, or copy the finished runs' small files",
+		usage:   "FILE (--list | --status | --local [--jobs N] | --index I | --emit slurm|k8s | --store DIR) [--out DIR] [--data DIR] [--threads N]",
 		run:     runSweep,
 	})
 }
@@ -46,6 +46,7 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 	claim := fs.String("claim", "", "--emit k8s: the persistent volume claim holding the output and data directories")
 	program := fs.String("program", "", "--emit: the wadn executable as the nodes reach it (default: this one; wadn for k8s)")
 	quiet := fs.Bool("quiet", false, "print no progress")
+	store := fs.String("store", "", "copy every finished task's config, epoch log, result and record (not its weights) to a directory of the run's name under DIR, to be committed; a run stored already is left, one stored with other files is an error")
 	arg, err := oneArgument(fs, args, e, "experiment FILE")
 	if err != nil {
 		return err
@@ -91,13 +92,13 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 		*dir = os.Getenv(datadir.Env)
 	}
 	modes := 0
-	for _, m := range []bool{*list, *status, *local, *index >= 0, *emit != ""} {
+	for _, m := range []bool{*list, *status, *local, *index >= 0, *emit != "", *store != ""} {
 		if m {
 			modes++
 		}
 	}
 	if modes > 1 {
-		return usage("--list, --status, --local, --index and --emit exclude one another")
+		return usage("--list, --status, --local, --index, --emit and --store exclude one another")
 	}
 	if *threads < 0 || *jobs < 1 || *throttle < 0 {
 		return usage("--threads %d, --jobs %d, --throttle %d: want threads >= 0, jobs >= 1, throttle >= 0", *threads, *jobs, *throttle)
@@ -145,13 +146,13 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 		}
 		return usage("--emit %q: want slurm or k8s", *emit)
 	}
-	if !*local && !*status && *index < 0 {
+	if !*local && !*status && *store == "" && *index < 0 {
 		i, from, ok, err := experiment.TaskIndex(os.Getenv)
 		if err != nil {
 			return usage("%v", err)
 		}
 		if !ok {
-			return usage("say what to do: --list, --status, --local, --index I (or $%s), or --emit slurm|k8s", experiment.TaskEnv[0])
+			return usage("say what to do: --list, --status, --local, --index I (or $%s), --emit slurm|k8s, or --store DIR", experiment.TaskEnv[0])
 		}
 		*index = i
 		fmt.Fprintf(e.stderr, "task %d from $%s\n", i, from)
@@ -168,6 +169,9 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 	}
 	if *status {
 		return sweepStatus(e, &experiment.Runner{Out: *out, DataDir: *dir}, specs)
+	}
+	if *store != "" {
+		return sweepStore(e, &experiment.Runner{Out: *out, DataDir: *dir}, specs, *store)
 	}
 	kernel.SetThreads(*threads)
 	rn := &experiment.Runner{Out: *out, DataDir: *dir, Jobs: *jobs, Wait: *wait}
@@ -238,6 +242,48 @@ func sweepStatus(e *env, rn *experiment.Runner, specs []*experiment.Spec) error 
 	fmt.Fprintln(e.stderr)
 	if refused > 0 {
 		return fmt.Errorf("%d of the tasks' directories would be refused (see their lines); move the files away", refused)
+	}
+	return nil
+}
+
+// sweepStore copies the small files of every finished task's run under
+// dest (experiment.Store), printing a line for each it writes, and then,
+// on stderr, the counts and the tasks not finished. It goes through every
+// task before failing on those it could not store.
+func sweepStore(e *env, rn *experiment.Runner, specs []*experiment.Spec, dest string) error {
+	var wrote, had, failed int
+	var open []int
+	for i, s := range specs {
+		st, err := rn.State(s)
+		if err != nil {
+			return fmt.Errorf("task %d (%s): %w", i, s.Describe(), err)
+		}
+		if st.Result == nil {
+			open = append(open, i)
+			continue
+		}
+		w, err := experiment.Store(st.Dir, dest)
+		switch {
+		case err != nil:
+			failed++
+			fmt.Fprintf(e.stderr, "task %d (%s): %v\n", i, s.Describe(), err)
+		case w:
+			wrote++
+			fmt.Fprintf(e.stdout, "%d\t%s\tstored: %.2f%%\t%s\n", i, s.Describe(), st.Result.Accuracy, filepath.Join(dest, filepath.Base(st.Dir)))
+		default:
+			had++
+		}
+	}
+	fmt.Fprintf(e.stderr, "%d tasks under %s: %d finished; %d stored under %s now, %d there already", len(specs), rn.Out, wrote+had+failed, wrote, dest, had)
+	if failed > 0 {
+		fmt.Fprintf(e.stderr, ", %d not stored", failed)
+	}
+	if len(open) > 0 {
+		fmt.Fprintf(e.stderr, "; not finished: %s", indexRanges(open))
+	}
+	fmt.Fprintln(e.stderr)
+	if failed > 0 {
+		return fmt.Errorf("%d finished tasks could not be stored (see their lines)", failed)
 	}
 	return nil
 }

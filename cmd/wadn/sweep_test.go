@@ -48,6 +48,7 @@ func TestSweepListAndEmit(t *testing.T) {
 		{[]string{"sweep", file, "--emit", "pbs"}, 2, `--emit "pbs": want slurm or k8s`},
 		{[]string{"sweep", file}, 2, "say what to do"},
 		{[]string{"sweep", file, "--list", "--local"}, 2, "exclude one another"},
+		{[]string{"sweep", file, "--status", "--store", dir}, 2, "exclude one another"},
 		{[]string{"sweep", file, "--index", "4"}, 2, "task 4: the sweep has 4 tasks, 0 to 3"},
 		{[]string{"sweep", file, "--index", "0", "--digest", "000000000000"}, 1, "not the 000000000000 it had"},
 		{[]string{"sweep", filepath.Join(dir, "none.json"), "--list"}, 2, "no such file"},
@@ -105,6 +106,45 @@ func TestSweepTasks(t *testing.T) {
 	code, stdout, _ := runArgs(t, "", "report", "--json", filepath.Join(dir, "out"))
 	if code != 0 || strings.Count(stdout, `"n": 2`) != 2 {
 		t.Errorf("report: exit %d\n%s", code, stdout)
+	}
+	// --store copies the finished runs' small files, once; the report of
+	// the copies is the report of the runs.
+	stored := filepath.Join(dir, "results")
+	code, stdout, errOut = runArgs(t, "", "sweep", file, "--store", stored)
+	if code != 0 || strings.Count(stdout, "\tstored: ") != 4 || !strings.Contains(errOut, "4 finished; 4 stored under "+stored+" now, 0 there already\n") {
+		t.Errorf("--store: exit %d, stderr %q\n%s", code, errOut, stdout)
+	}
+	code, stdout, errOut = runArgs(t, "", "sweep", file, "--store", stored)
+	if code != 0 || stdout != "" || !strings.Contains(errOut, "4 finished; 0 stored under "+stored+" now, 4 there already\n") {
+		t.Errorf("--store again: exit %d, stderr %q\n%s", code, errOut, stdout)
+	}
+	if weights, _ := filepath.Glob(filepath.Join(stored, "*", "model.wadn")); len(weights) != 0 {
+		t.Errorf("--store copied the weights: %v", weights)
+	}
+	results, err := filepath.Glob(filepath.Join(stored, "*", "result.json"))
+	if err != nil || len(results) != 4 {
+		t.Fatalf("stored results %v, %v; want 4", results, err)
+	}
+	if err := os.WriteFile(results[0], []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runArgs(t, "", "sweep", file, "--store", stored)
+	if code != 1 || !strings.Contains(errOut, results[0]+" holds another result.json") || !strings.Contains(errOut, "0 stored under "+stored+" now, 3 there already, 1 not stored\n") {
+		t.Errorf("--store over a changed copy: exit %d, stderr %q", code, errOut)
+	}
+	if err := os.Remove(results[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(filepath.Dir(results[0]), "run.json")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut = runArgs(t, "", "sweep", file, "--store", stored); code != 0 || !strings.Contains(errOut, "1 stored under "+stored+" now, 3 there already\n") {
+		t.Errorf("--store over a copy without its record and result: exit %d, stderr %q", code, errOut)
+	}
+	_, fromRuns, _ := runArgs(t, "", "report", "--json", filepath.Join(dir, "out"))
+	_, fromStored, _ := runArgs(t, "", "report", "--json", stored)
+	if strings.ReplaceAll(fromStored, stored, filepath.Join(dir, "out")) != fromRuns {
+		t.Errorf("the report of the stored runs differs from the runs':\n%s\n%s", fromStored, fromRuns)
 	}
 	// A directory that has lost its record is one that running its task
 	// refuses: --status says which and fails after listing every task.
