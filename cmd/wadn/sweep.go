@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,13 +234,7 @@ func sweepStatus(e *env, rn *experiment.Runner, specs []*experiment.Spec) error 
 		fmt.Fprintf(e.stdout, "%d\t%s\t%s\n", i, s.Describe(), what)
 	}
 	fmt.Fprintf(e.stderr, "%d tasks under %s: %d finished, %d started, %d not started", len(specs), rn.Out, finished, started, len(specs)-finished-started-refused)
-	if refused > 0 {
-		fmt.Fprintf(e.stderr, ", %d refused", refused)
-	}
-	if len(open) > 0 {
-		fmt.Fprintf(e.stderr, "; not finished: %s", indexRanges(open))
-	}
-	fmt.Fprintln(e.stderr)
+	endSummary(e.stderr, refused, "refused", open)
 	if refused > 0 {
 		return fmt.Errorf("%d of the tasks' directories would be refused (see their lines); move the files away", refused)
 	}
@@ -275,17 +270,23 @@ func sweepStore(e *env, rn *experiment.Runner, specs []*experiment.Spec, dest st
 		}
 	}
 	fmt.Fprintf(e.stderr, "%d tasks under %s: %d finished; %d stored under %s now, %d there already", len(specs), rn.Out, wrote+had+failed, wrote, dest, had)
-	if failed > 0 {
-		fmt.Fprintf(e.stderr, ", %d not stored", failed)
-	}
-	if len(open) > 0 {
-		fmt.Fprintf(e.stderr, "; not finished: %s", indexRanges(open))
-	}
-	fmt.Fprintln(e.stderr)
+	endSummary(e.stderr, failed, "not stored", open)
 	if failed > 0 {
 		return fmt.Errorf("%d finished tasks could not be stored (see their lines)", failed)
 	}
 	return nil
+}
+
+// endSummary ends a summary line begun on w: ", N WHAT" when n > 0, the
+// tasks not finished as a job array's indices, and a newline.
+func endSummary(w io.Writer, n int, what string, open []int) {
+	if n > 0 {
+		fmt.Fprintf(w, ", %d %s", n, what)
+	}
+	if len(open) > 0 {
+		fmt.Fprintf(w, "; not finished: %s", indexRanges(open))
+	}
+	fmt.Fprintln(w)
 }
 
 // indexRanges writes ascending indices as a job array's list: runs of
