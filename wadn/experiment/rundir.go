@@ -265,26 +265,36 @@ func writeJSON(path string, v any) error {
 // writing its config file and its record leaves behind. A directory that
 // does not exist holds none.
 func strayFiles(dir string, config []byte) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	name, err := foreignFile(dir, func(name string) bool {
+		if name != ConfigFile {
+			return name == lock.File
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		return err == nil && bytes.Equal(b, config)
+	})
+	if err != nil || name == "" {
 		return err
 	}
-	for _, e := range entries {
-		name := e.Name()
-		if name == lock.File || atomic.IsTemp(name) {
-			continue
-		}
-		if name == ConfigFile {
-			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil && bytes.Equal(b, config) {
-				continue
-			}
-		}
-		return fmt.Errorf("%s holds %s but no %s: not a run directory this program made; move its files away", dir, name, RunFile)
+	return fmt.Errorf("%s holds %s but no %s: not a run directory this program made; move its files away", dir, name, RunFile)
+}
+
+// foreignFile returns the first name in dir, in name order, that is
+// neither a writer's temporary file (atomic.IsTemp) nor one that known
+// accepts; "" when there is none or dir does not exist.
+func foreignFile(dir string, known func(name string) bool) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
 	}
-	return nil
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if name := e.Name(); !atomic.IsTemp(name) && !known(name) {
+			return name, nil
+		}
+	}
+	return "", nil
 }
 
 // describe returns a one-line description of an identity for messages.

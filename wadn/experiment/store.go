@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/wadn-go/wadn/internal/atomic"
 	"github.com/wadn-go/wadn/wadn/trainer"
@@ -28,9 +29,7 @@ var StoredFiles = []string{ConfigFile, trainer.LogFile, ResultFile, RunFile}
 // stopped part way leaves a directory without a record, which wadn report
 // passes over and the next Store completes.
 func Store(dir, dest string) (wrote bool, err error) {
-	if _, ok, err := readResult(dir); err != nil {
-		return false, err
-	} else if !ok {
+	if _, err := os.Stat(filepath.Join(dir, ResultFile)); errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("%s: the run has not finished (no %s)", dir, ResultFile)
 	}
 	src := make([][]byte, len(StoredFiles))
@@ -54,8 +53,12 @@ func Store(dir, dest string) (wrote bool, err error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
-	if err := strayStored(to); err != nil {
+	// A directory without the record is one a stopped Store left, unless
+	// it holds files Store does not write.
+	if name, err := foreignFile(to, func(name string) bool { return slices.Contains(StoredFiles, name) }); err != nil {
 		return false, err
+	} else if name != "" {
+		return false, fmt.Errorf("%s holds %s but no %s: not a run stored by wadn; move its files away", to, name, RunFile)
 	}
 	if err := os.MkdirAll(to, 0o755); err != nil {
 		return false, err
@@ -66,27 +69,4 @@ func Store(dir, dest string) (wrote bool, err error) {
 		}
 	}
 	return true, nil
-}
-
-// strayStored returns an error naming a file of dir, a stored run's
-// directory without its record, that Store does not write: such a
-// directory is not one a stopped Store left.
-func strayStored(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	known := map[string]bool{}
-	for _, name := range StoredFiles {
-		known[name] = true
-	}
-	for _, e := range entries {
-		if !known[e.Name()] && !atomic.IsTemp(e.Name()) {
-			return fmt.Errorf("%s holds %s but no %s: not a run stored by wadn; move its files away", dir, e.Name(), RunFile)
-		}
-	}
-	return nil
 }
