@@ -27,8 +27,12 @@ runner() {
 	case $1 in
 	native) echo "" ;;
 	linux/386)
-		# amd64 Linux kernels run 386 binaries; elsewhere qemu-i386.
-		if [ "$(go env GOHOSTARCH)" = amd64 ] && [ "$(go env GOHOSTOS)" = linux ]; then echo ""
+		# amd64 Linux kernels run 386 binaries when built with IA32
+		# emulation; without it exec fails with status 126 and the target
+		# is skipped (qemu-i386 does not run Go's 386 binaries: "bad g in
+		# signal handler"). Elsewhere qemu-i386.
+		if [ "$(go env GOHOSTARCH)" = amd64 ] && [ "$(go env GOHOSTOS)" = linux ]; then
+			if "$work/wadn-386" help >/dev/null 2>&1 || [ $? -ne 126 ]; then echo ""; else echo "-"; fi
 		else command -v qemu-i386-static || command -v qemu-i386 || echo "-"; fi ;;
 	linux/amd64-v3)
 		# GOAMD64=v3 needs AVX2, FMA, BMI1/2, MOVBE, F16C and LZCNT (abm).
