@@ -4,8 +4,10 @@
 # where the compiler fuses multiply-adds), linux/386, linux/arm64, linux/arm,
 # linux/riscv64, linux/ppc64le, linux/s390x (big-endian), linux/loong64 and
 # js/wasm, runs "wadn audit --fingerprint" on each (natively, under qemu-user,
-# under node), and fails if two fingerprints differ. A platform whose runner is missing (no qemu-user, no node) is
-# skipped, saying so; FINGERPRINT_REQUIRE_ALL=1 makes that a failure too.
+# under node), and fails if two fingerprints differ. A platform this machine
+# cannot run (no qemu-user, no node, a CPU or kernel that cannot run the
+# binary) is skipped, saying why; FINGERPRINT_REQUIRE_ALL=1 makes that a
+# failure too.
 #
 # Usage: scripts/fingerprint-check.sh [WORKDIR]
 set -euo pipefail
@@ -21,8 +23,11 @@ for f in "$goroot/lib/wasm/wasm_exec_node.js" "$goroot/misc/wasm/wasm_exec_node.
 	if [ -f "$f" ]; then wasm_exec=$f; break; fi
 done
 
-# runner prints the command prefix that runs a binary of the target, or
-# nothing when this machine has none.
+# qemu prints the path of qemu-user for the CPU named, or "-" and the reason.
+qemu() { command -v "qemu-$1-static" || command -v "qemu-$1" || echo "-no qemu-$1: install qemu-user-static"; }
+
+# runner prints the command prefix that runs a binary of the target (empty
+# for a native run), or "-" and the reason when this machine cannot run it.
 runner() {
 	case $1 in
 	native) echo "" ;;
@@ -32,21 +37,32 @@ runner() {
 		# is skipped (qemu-i386 does not run Go's 386 binaries: "bad g in
 		# signal handler"). Elsewhere qemu-i386.
 		if [ "$(go env GOHOSTARCH)" = amd64 ] && [ "$(go env GOHOSTOS)" = linux ]; then
-			if "$work/wadn-386" help >/dev/null 2>&1 || [ $? -ne 126 ]; then echo ""; else echo "-"; fi
-		else command -v qemu-i386-static || command -v qemu-i386 || echo "-"; fi ;;
+			if "$work/wadn-386" help >/dev/null 2>&1 || [ $? -ne 126 ]; then echo ""
+			else echo "-this kernel cannot exec 386 binaries (no IA32 emulation)"; fi
+		else qemu i386; fi ;;
 	linux/amd64-v3)
-		# GOAMD64=v3 needs AVX2, FMA, BMI1/2, MOVBE, F16C and LZCNT (abm).
-		if [ "$(go env GOHOSTARCH)" = amd64 ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo &&
-			grep -qw bmi2 /proc/cpuinfo && grep -qw movbe /proc/cpuinfo && grep -qw f16c /proc/cpuinfo && grep -qw abm /proc/cpuinfo; then echo ""
-		else echo "-"; fi ;;
-	linux/arm64) command -v qemu-aarch64-static || command -v qemu-aarch64 || echo "-" ;;
-	linux/arm) command -v qemu-arm-static || command -v qemu-arm || echo "-" ;;
-	linux/riscv64) command -v qemu-riscv64-static || command -v qemu-riscv64 || echo "-" ;;
-	linux/ppc64le) command -v qemu-ppc64le-static || command -v qemu-ppc64le || echo "-" ;;
-	linux/s390x) command -v qemu-s390x-static || command -v qemu-s390x || echo "-" ;;
-	linux/loong64) command -v qemu-loongarch64-static || command -v qemu-loongarch64 || echo "-" ;;
+		# A GOAMD64=v3 binary checks the CPU itself when it starts and
+		# refuses, "... with v3 microarchitecture support", when a feature
+		# is missing (/proc/cpuinfo may not list one the CPU has: abm).
+		if [ "$(go env GOHOSTARCH)" != amd64 ]; then echo "-the host is not amd64"; return; fi
+		local probe
+		probe=$("$work/wadn-amd64-v3" help 2>&1) || true
+		case $probe in
+		*"microarchitecture support"*) echo "-this CPU lacks a feature GOAMD64=v3 needs" ;;
+		*) echo "" ;;
+		esac ;;
+	linux/amd64) qemu x86_64 ;;
+	linux/arm64) qemu aarch64 ;;
+	linux/arm) qemu arm ;;
+	linux/riscv64) qemu riscv64 ;;
+	linux/ppc64le) qemu ppc64le ;;
+	linux/s390x) qemu s390x ;;
+	linux/loong64) qemu loongarch64 ;;
 	js/wasm)
-		if [ -n "$wasm_exec" ] && command -v node >/dev/null 2>&1; then echo "node $wasm_exec"; else echo "-"; fi ;;
+		if [ -n "$wasm_exec" ] && command -v node >/dev/null 2>&1; then echo "node $wasm_exec"
+		elif [ -z "$wasm_exec" ]; then echo "-no wasm_exec_node.js under $goroot"
+		else echo "-no node: install nodejs"; fi ;;
+	*) echo "-no way to run $1 known to this script" ;;
 	esac
 }
 
@@ -82,8 +98,8 @@ for t in "${targets[@]}"; do
 	if [ "$platform" = "$(go env GOHOSTOS)/$(go env GOHOSTARCH)" ]; then kind=native; fi
 	if [ "$name" = amd64-v3 ]; then kind=linux/amd64-v3; fi
 	run=$(runner "$kind")
-	if [ "$run" = "-" ]; then
-		echo "   $name: skipped (no way to run $platform here: install qemu-user-static, nodejs)"
+	if [ "${run:0:1}" = "-" ]; then
+		echo "   $name: skipped (cannot run $platform${buildenv:+ $buildenv} here: ${run#-})"
 		skipped+=("$name")
 		continue
 	fi
