@@ -79,6 +79,8 @@ type Row struct {
 	// AlphaError is, for a method that estimates alpha, the error of the
 	// final alpha on the source where it is largest: per source, the mean
 	// absolute difference from the true ratios over the classes and seeds.
+	// It is nil with limited target labels, where alpha is the ratios of
+	// the labelled target rows, the very rows the true ratios come from.
 	AlphaError *float64 `json:"alpha_error,omitempty"`
 	// AlphaErrors is that error on every source, in the runs' order of
 	// sources, when the runs share it.
@@ -299,7 +301,7 @@ func (row *Row) fill() {
 	if logged {
 		row.Drop = &drop
 	}
-	if m, err := Methods.Lookup(row.Method, row.runs[0].Spec.Scenario); err == nil && m.EstimatesAlpha {
+	if m, err := Methods.Lookup(row.Method, row.runs[0].Spec.Scenario); err == nil && m.EstimatesAlpha && row.runs[0].Spec.Scenario != data.Limited {
 		if per, ok := alphaErrors(row.runs); ok {
 			e := slices.Max(per)
 			row.AlphaError = &e

@@ -121,6 +121,49 @@ func TestRunEpochLog(t *testing.T) {
 	}
 }
 
+// TestReportLimitedAlpha checks that WADN's rows with limited target labels
+// have no alpha error: there alpha is computed from the labelled rows, from
+// which the true ratios come too, so its error is 0 by construction.
+func TestReportLimitedAlpha(t *testing.T) {
+	dir := t.TempDir()
+	ratios := [][]float64{{1.5, 0.75}, {1.5, 0.75}, {1.25, 0.8}}
+	fakeRun(t, dir, data.Limited, "wadn", "kitchen", 0, nil, 79, ratios, ratios)
+	fakeRun(t, dir, data.UDA, "wadn", "kitchen", 0, nil, 80, ratios, ratios)
+	rep, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(rep.Rows))
+	}
+	for _, r := range rep.Rows {
+		switch r.Scenario {
+		case data.Limited.String():
+			if r.AlphaError != nil {
+				t.Errorf("limited labels: alpha error %v, want none", *r.AlphaError)
+			}
+			if r.AlphaErrors != nil {
+				t.Errorf("limited labels: alpha errors %v, want none", r.AlphaErrors)
+			}
+		default:
+			if r.AlphaError == nil || *r.AlphaError != 0 {
+				t.Errorf("UDA with alpha at the true ratios: no alpha error of 0")
+			}
+			if len(r.AlphaErrors) != 3 {
+				t.Errorf("UDA: alpha errors %v, want one for each of 3 sources", r.AlphaErrors)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "| limited | amazon | wadn | kitchen | 1 | 79.00 | 81.53 | -2.53 | - |"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, b.String())
+	}
+}
+
 // writeEpochs writes an epoch log of the given target accuracies, one
 // epoch each, into the run directory run.
 func writeEpochs(t *testing.T, run string, acc ...float64) {
