@@ -21,7 +21,7 @@ import (
 func init() {
 	register(&command{
 		name: "bench",
-		summary: "time a numeric kernel: matmul (the float32 Gemm), digits (the Digits extractor's\n" +
+		summary: "time a numeric kernel: matmul (the float32 Gemm), digits (the Digits extractor's " +
 			"forward and backward beside the machine's FMA peak) or peak (that peak alone)",
 		usage: "matmul [--m M] [--k K] [--n N] [--transa] [--transb] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
 			"       wadn bench digits [--images N] [--conv ALGORITHM] [--threads T] [--runs R] [--impl NAME] [--json]\n" +

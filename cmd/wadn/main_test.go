@@ -35,6 +35,9 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		if c.summary == "" {
 			t.Errorf("command %q has no summary", name)
 		}
+		if strings.Contains(c.summary, "\n") {
+			t.Errorf("command %q: its summary, one line of wadn help, has a line break: %q", name, c.summary)
+		}
 		code, _, errOut := runArgs(t, "", name, "-h")
 		if code != 0 {
 			t.Errorf("wadn %s -h exited %d", name, code)
