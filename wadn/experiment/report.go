@@ -301,7 +301,8 @@ func (row *Row) fill() {
 	if logged {
 		row.Drop = &drop
 	}
-	if m, err := Methods.Lookup(row.Method, row.runs[0].Spec.Scenario); err == nil && m.EstimatesAlpha && row.runs[0].Spec.Scenario != data.Limited {
+	sc := row.runs[0].Spec.Scenario
+	if m, err := Methods.Lookup(row.Method, sc); err == nil && m.EstimatesAlpha && sc != data.Limited {
 		if per, ok := alphaErrors(row.runs); ok {
 			e := slices.Max(per)
 			row.AlphaError = &e
