@@ -35,7 +35,7 @@ import (
 var Method = func() method.Spec {
 	m := method.Define("wadn", []data.Scenario{data.UDA, data.Limited, data.Partial},
 		"WADN: alpha-weighted losses, conditional alignment, lambda from the bound", Defaults, newAlgo)
-	m.EstimatesAlpha = true
+	m.EstimatesAlpha = []data.Scenario{data.UDA, data.Partial} // limited: the labelled rows' ratios
 	return m
 }()
 

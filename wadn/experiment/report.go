@@ -79,8 +79,9 @@ type Row struct {
 	// AlphaError is, for a method that estimates alpha, the error of the
 	// final alpha on the source where it is largest: per source, the mean
 	// absolute difference from the true ratios over the classes and seeds.
-	// It is nil with limited target labels, where alpha is the ratios of
-	// the labelled target rows, the very rows the true ratios come from.
+	// It is nil where the method's alpha is not an estimate
+	// (method.Spec.EstimatesAlpha): with limited labels alpha is the ratios
+	// of the labelled target rows, the very rows the true ratios come from.
 	AlphaError *float64 `json:"alpha_error,omitempty"`
 	// AlphaErrors is that error on every source, in the runs' order of
 	// sources, when the runs share it.
@@ -302,7 +303,7 @@ func (row *Row) fill() {
 		row.Drop = &drop
 	}
 	sc := row.runs[0].Spec.Scenario
-	if m, err := Methods.Lookup(row.Method, sc); err == nil && m.EstimatesAlpha && sc != data.Limited {
+	if m, err := Methods.Lookup(row.Method, sc); err == nil && slices.Contains(m.EstimatesAlpha, sc) {
 		if per, ok := alphaErrors(row.runs); ok {
 			e := slices.Max(per)
 			row.AlphaError = &e

@@ -55,9 +55,11 @@ type Spec struct {
 	// Titles holds the paper's name of the method in the scenarios where
 	// it differs from Name; Title reads it.
 	Titles map[data.Scenario]string
-	// EstimatesAlpha says that the method's alpha estimates the label
-	// ratios T(y)/S_t(y), so that its error against them means something.
-	EstimatesAlpha bool
+	// EstimatesAlpha lists the scenarios where the method's alpha estimates
+	// the label ratios T(y)/S_t(y), so that its error against them means
+	// something (not where alpha is computed from labelled target rows,
+	// the rows the true ratios come from).
+	EstimatesAlpha []data.Scenario
 	// Settings returns the method's settings at their defaults for a data
 	// set and scenario: a pointer to a struct of tagged fields (package
 	// internal/settings).
