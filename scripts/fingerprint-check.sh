@@ -26,31 +26,34 @@ done
 # qemu prints the path of qemu-user for the CPU named, or "-" and the reason.
 qemu() { command -v "qemu-$1-static" || command -v "qemu-$1" || echo "-no qemu-$1: install qemu-user-static"; }
 
-# runner prints the command prefix that runs a binary of the target (empty
-# for a native run), or "-" and the reason when this machine cannot run it.
+# probe runs a binary the host should run natively and prints "" when it
+# runs, or "-" and the reason: status 126 where the kernel cannot exec it
+# (an amd64 kernel without IA32 emulation, for 386), Go's own refusal where
+# the CPU lacks a feature the build needs (GOAMD64=v3; /proc/cpuinfo may not
+# list one the CPU has, such as abm). Any other failure is left to the
+# fingerprint run to report.
+probe() {
+	local out status=0
+	out=$("$1" help 2>&1) || status=$?
+	if [ "$status" = 126 ]; then echo "-this kernel cannot exec it (for 386: no IA32 emulation)"
+	elif [ "$status" != 0 ] && [[ $out == *"microarchitecture support"* ]]; then echo "-this CPU lacks a feature the build needs"
+	else echo ""; fi
+}
+
+# runner prints the command prefix that runs the binary $2 of target $1
+# (empty for a native run), or "-" and the reason when this machine cannot
+# run it.
 runner() {
+	local amd64_linux=""
+	if [ "$(go env GOHOSTARCH)" = amd64 ] && [ "$(go env GOHOSTOS)" = linux ]; then amd64_linux=1; fi
 	case $1 in
 	native) echo "" ;;
 	linux/386)
-		# amd64 Linux kernels run 386 binaries when built with IA32
-		# emulation; without it exec fails with status 126 and the target
-		# is skipped (qemu-i386 does not run Go's 386 binaries: "bad g in
-		# signal handler"). Elsewhere qemu-i386.
-		if [ "$(go env GOHOSTARCH)" = amd64 ] && [ "$(go env GOHOSTOS)" = linux ]; then
-			if "$work/wadn-386" help >/dev/null 2>&1 || [ $? -ne 126 ]; then echo ""
-			else echo "-this kernel cannot exec 386 binaries (no IA32 emulation)"; fi
-		else qemu i386; fi ;;
+		# Elsewhere qemu-i386, though on amd64 it does not run Go's 386
+		# binaries ("bad g in signal handler").
+		if [ -n "$amd64_linux" ]; then probe "$2"; else qemu i386; fi ;;
 	linux/amd64-v3)
-		# A GOAMD64=v3 binary checks the CPU itself when it starts and
-		# refuses, "... with v3 microarchitecture support", when a feature
-		# is missing (/proc/cpuinfo may not list one the CPU has: abm).
-		if [ "$(go env GOHOSTARCH)" != amd64 ]; then echo "-the host is not amd64"; return; fi
-		local probe
-		probe=$("$work/wadn-amd64-v3" help 2>&1) || true
-		case $probe in
-		*"microarchitecture support"*) echo "-this CPU lacks a feature GOAMD64=v3 needs" ;;
-		*) echo "" ;;
-		esac ;;
+		if [ -n "$amd64_linux" ]; then probe "$2"; else echo "-the host is not linux/amd64"; fi ;;
 	linux/amd64) qemu x86_64 ;;
 	linux/arm64) qemu aarch64 ;;
 	linux/arm) qemu arm ;;
@@ -97,7 +100,7 @@ for t in "${targets[@]}"; do
 	kind=$platform
 	if [ "$platform" = "$(go env GOHOSTOS)/$(go env GOHOSTARCH)" ]; then kind=native; fi
 	if [ "$name" = amd64-v3 ]; then kind=linux/amd64-v3; fi
-	run=$(runner "$kind")
+	run=$(runner "$kind" "$bin")
 	if [ "${run:0:1}" = "-" ]; then
 		echo "   $name: skipped (cannot run $platform${buildenv:+ $buildenv} here: ${run#-})"
 		skipped+=("$name")
