@@ -272,35 +272,55 @@ func TestReportTable(t *testing.T) {
 	}
 }
 
-// TestComparisonPaperAverage checks that the comparison's average line
-// gives the paper's average plain when the row holds every target the paper
-// reports, and starred, with the footnote, when it does not.
+// TestComparisonPaperAverage checks the paper's average beside a row's
+// average over its targets. Over every target the paper reports, both
+// tables give its printed average (for source only 73.81, where the mean of
+// its four numbers is 73.76); the comparison gives it plain. Over some of
+// them the comparison stars the printed average, with the footnote, and the
+// table of rows gives the mean of the paper's numbers for those targets
+// (68.15, 69.51 and 75.30 for source only).
 func TestComparisonPaperAverage(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
+		method  string
 		targets []string
-		want    string
+		want    []string
 		starred bool
 	}{
-		{"every target", []string{"books", "dvd", "electronics", "kitchen"}, "| **average** | 80.00 [4] (72.00) |", false},
-		{"three targets", []string{"books", "dvd", "kitchen"}, "| **average** | 80.00 [3] (72.00*) |", true},
+		{"every target", "dann", []string{"books", "dvd", "electronics", "kitchen"}, []string{
+			"| **average** | 80.00 [4] (72.00) |",
+			"| uda | amazon | dann | **average** over 4 | | 80.00 | 72.00 | +8.00 | | |",
+		}, false},
+		{"every target, printed average not the mean", "source", []string{"books", "dvd", "electronics", "kitchen"}, []string{
+			"| **average** | 80.00 [4] (73.81) |",
+			"| uda | amazon | source | **average** over 4 | | 80.00 | 73.81 | +6.19 | | |",
+		}, false},
+		{"three targets", "dann", []string{"books", "dvd", "kitchen"}, []string{
+			"| **average** | 80.00 [3] (72.00*) |",
+		}, true},
+		{"three targets, printed average not the mean", "source", []string{"books", "dvd", "kitchen"}, []string{
+			"| **average** | 80.00 [3] (73.81*) |",
+			"| uda | amazon | source | **average** over 3 | | 80.00 | 70.99 | +9.01 | | |",
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for _, target := range tc.targets {
-				fakeRun(t, dir, data.UDA, "dann", target, 0, nil, 80, nil, nil)
+				fakeRun(t, dir, data.UDA, tc.method, target, 0, nil, 80, nil, nil)
 			}
 			rep, err := Collect(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var b bytes.Buffer
-			if err := rep.WriteComparison(&b); err != nil {
+			if err := rep.WriteMarkdown(&b); err != nil {
 				t.Fatal(err)
 			}
 			out := b.String()
-			if !strings.Contains(out, tc.want) {
-				t.Errorf("comparison lacks %q:\n%s", tc.want, out)
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("report lacks %q:\n%s", want, out)
+				}
 			}
 			if got := strings.Contains(out, "*: the paper's average"); got != tc.starred {
 				t.Errorf("footnote present %v, want %v:\n%s", got, tc.starred, out)
