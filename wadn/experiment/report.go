@@ -534,13 +534,14 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 			b.WriteString("\n")
 		}
 		b.WriteString("| **average** |")
+		paper := paperTargets(g.sc, g.ds)
 		for _, m := range order {
 			var means []float64
 			covered := 0 // the paper's targets among ours
 			for _, t := range targets {
 				if r, ok := cells[g][t][m]; ok {
 					means = append(means, r.Mean)
-					if r.Published != nil {
+					if paper[t] {
 						covered++
 					}
 				}
@@ -549,7 +550,7 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 			pub := ""
 			if p, ok := paperAverage(g.sc, g.ds, method[m]); ok {
 				mark := ""
-				if n := len(Published[g.sc][g.ds][method[m]]); n == 0 || covered < n {
+				if len(paper) == 0 || covered < len(paper) {
 					mark, starred = "*", true
 				}
 				pub = fmt.Sprintf(" (%.2f%s)", p, mark)

@@ -275,30 +275,36 @@ func TestReportTable(t *testing.T) {
 // TestComparisonPaperAverage checks the paper's average beside a row's
 // average over its targets. Over every target the paper reports, both
 // tables give its printed average (for source only 73.81, where the mean of
-// its four numbers is 73.76); the comparison gives it plain. Over some of
-// them the comparison stars the printed average, with the footnote, and the
-// table of rows gives the mean of the paper's numbers for those targets
-// (68.15, 69.51 and 75.30 for source only).
+// its four numbers is 73.76); the comparison gives it plain, also where the
+// paper prints the average alone (Source+Tar with limited labels). Over
+// some of them the comparison stars the printed average, with the
+// footnote, and the table of rows gives the mean of the paper's numbers for
+// those targets (68.15, 69.51 and 75.30 for source only).
 func TestComparisonPaperAverage(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
+		sc      data.Scenario
 		method  string
 		targets []string
 		want    []string
 		starred bool
 	}{
-		{"every target", "dann", []string{"books", "dvd", "electronics", "kitchen"}, []string{
+		{"every target", data.UDA, "dann", []string{"books", "dvd", "electronics", "kitchen"}, []string{
 			"| **average** | 80.00 [4] (72.00) |",
 			"| uda | amazon | dann | **average** over 4 | | 80.00 | 72.00 | +8.00 | | |",
 		}, false},
-		{"every target, printed average not the mean", "source", []string{"books", "dvd", "electronics", "kitchen"}, []string{
+		{"every target, printed average not the mean", data.UDA, "source", []string{"books", "dvd", "electronics", "kitchen"}, []string{
 			"| **average** | 80.00 [4] (73.81) |",
 			"| uda | amazon | source | **average** over 4 | | 80.00 | 73.81 | +6.19 | | |",
 		}, false},
-		{"three targets", "dann", []string{"books", "dvd", "kitchen"}, []string{
+		{"every target, the paper's average alone", data.Limited, "source", []string{"books", "dvd", "electronics", "kitchen"}, []string{
+			"| **average** | 80.00 [4] (76.06) |",
+			"| limited | amazon | source+tar | **average** over 4 | | 80.00 | 76.06 (all targets) | +3.94 | | |",
+		}, false},
+		{"three targets", data.UDA, "dann", []string{"books", "dvd", "kitchen"}, []string{
 			"| **average** | 80.00 [3] (72.00*) |",
 		}, true},
-		{"three targets, printed average not the mean", "source", []string{"books", "dvd", "kitchen"}, []string{
+		{"three targets, printed average not the mean", data.UDA, "source", []string{"books", "dvd", "kitchen"}, []string{
 			"| **average** | 80.00 [3] (73.81*) |",
 			"| uda | amazon | source | **average** over 3 | | 80.00 | 70.99 | +9.01 | | |",
 		}, true},
@@ -306,7 +312,7 @@ func TestComparisonPaperAverage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for _, target := range tc.targets {
-				fakeRun(t, dir, data.UDA, tc.method, target, 0, nil, 80, nil, nil)
+				fakeRun(t, dir, tc.sc, tc.method, target, 0, nil, 80, nil, nil)
 			}
 			rep, err := Collect(dir)
 			if err != nil {
