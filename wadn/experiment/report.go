@@ -407,20 +407,20 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	var order []key
 	sums := map[key][]float64{}
 	pubs := map[key][]float64{}
-	pubTargets := map[key]map[string]bool{} // the row's targets the paper gives
+	targets := map[key]map[string]bool{}
 	for _, r := range rep.Rows {
 		k := key{r.Scenario, r.Dataset, r.Method, r.Name()}
 		if _, ok := sums[k]; !ok {
 			order = append(order, k)
-			pubTargets[k] = map[string]bool{}
+			targets[k] = map[string]bool{}
 		}
+		targets[k][r.Target] = true
 		sums[k] = append(sums[k], r.Mean)
 		pub, diff := "-", "-"
 		if r.Published != nil {
 			pub = fmt.Sprintf("%.2f", *r.Published)
 			diff = fmt.Sprintf("%+.2f", r.Mean-*r.Published)
 			pubs[k] = append(pubs[k], *r.Published)
-			pubTargets[k][r.Target] = true
 		}
 		aerr := "-"
 		if r.AlphaError != nil {
@@ -447,7 +447,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 			// Over every target the paper gives, its printed average (as
 			// in the comparison), else the mean over the row's targets.
 			pm, _ := MeanStd(p)
-			if len(pubTargets[k]) == len(Published[k.sc][k.ds][k.m]) {
+			if coversPaper(k.sc, k.ds, targets[k]) {
 				pm, _ = paperAverage(k.sc, k.ds, k.m)
 			}
 			pub, diff = fmt.Sprintf("%.2f", pm), fmt.Sprintf("%+.2f", m-pm)
@@ -534,23 +534,20 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 			b.WriteString("\n")
 		}
 		b.WriteString("| **average** |")
-		paper := paperTargets(g.sc, g.ds)
 		for _, m := range order {
 			var means []float64
-			covered := 0 // the paper's targets among ours
+			ours := map[string]bool{}
 			for _, t := range targets {
 				if r, ok := cells[g][t][m]; ok {
 					means = append(means, r.Mean)
-					if paper[t] {
-						covered++
-					}
+					ours[t] = true
 				}
 			}
 			avg, _ := MeanStd(means)
 			pub := ""
 			if p, ok := paperAverage(g.sc, g.ds, method[m]); ok {
 				mark := ""
-				if len(paper) == 0 || covered < len(paper) {
+				if !coversPaper(g.sc, g.ds, ours) {
 					mark, starred = "*", true
 				}
 				pub = fmt.Sprintf(" (%.2f%s)", p, mark)
