@@ -443,16 +443,23 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	for _, k := range order {
 		m, _ := MeanStd(sums[k])
 		pub, diff := "-", "-"
-		if p := pubs[k]; len(p) == len(sums[k]) {
-			// Over every target the paper gives, its printed average (as
-			// in the comparison), else the mean over the row's targets.
-			pm, _ := MeanStd(p)
-			if coversPaper(k.sc, k.ds, targets[k]) {
-				pm, _ = paperAverage(k.sc, k.ds, k.m)
-			}
-			pub, diff = fmt.Sprintf("%.2f", pm), fmt.Sprintf("%+.2f", m-pm)
-		} else if pm, ok := PublishedAverage[k.sc][k.ds][k.m]; ok {
-			pub, diff = fmt.Sprintf("%.2f (all targets)", pm), fmt.Sprintf("%+.2f", m-pm)
+		// Over every target of the paper's table, its average (the printed
+		// one, as in the comparison); over some, the mean of its numbers
+		// for the row's targets, or else its average over all its targets,
+		// said so.
+		pm, ok, label := 0.0, false, ""
+		switch p := pubs[k]; {
+		case coversPaper(k.sc, k.ds, targets[k]):
+			pm, ok = paperAverage(k.sc, k.ds, k.m)
+		case len(p) == len(sums[k]):
+			pm, _ = MeanStd(p)
+			ok = true
+		default:
+			pm, ok = PublishedAverage[k.sc][k.ds][k.m]
+			label = " (all targets)"
+		}
+		if ok {
+			pub, diff = fmt.Sprintf("%.2f%s", pm, label), fmt.Sprintf("%+.2f", m-pm)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | **average** over %d | | %.2f | %s | %s | | |\n", k.sc, k.ds, k.name, len(sums[k]), m, pub, diff)
 	}
