@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
+
+	"github.com/wadn-go/wadn/data"
 
 	"github.com/wadn-go/wadn/wadn/experiment"
 	"github.com/wadn-go/wadn/wadn/experiment/figures"
@@ -12,7 +15,7 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "tabulate the finished runs under one or more directories beside the paper's numbers",
-		usage:   "[--json | --csv | --runs] [--plots PLOTDIR] DIR...",
+		usage:   "[--json | --csv | --runs | --comparison] [--scenario S[,S]] [--plots PLOTDIR] DIR...",
 		run:     runReport,
 	})
 }
@@ -24,6 +27,8 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	plots := fs.String("plots", "", "also draw each row's accuracy, lambda and alpha over the epochs (mean and range over the seeds) as SVG files in `PLOTDIR`")
 	asCSV := fs.Bool("csv", false, "print the runs' epoch logs as one CSV table: a line per run and epoch, the run's identity then the epoch's fields")
 	runs := fs.Bool("runs", false, "print a Markdown table with a line per run: the target accuracy at epochs 1, 10, 20, 30 and the last, the peak and its epoch, the largest drop into the last 10 epochs and the median epoch's seconds")
+	comparison := fs.Bool("comparison", false, "print only the Markdown tables with the methods side by side, a line per target and one of averages")
+	scenarios := fs.String("scenario", "", "take only the runs of these scenarios, a comma-separated list of uda, limited and partial (default all)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -31,19 +36,30 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "wadn report: want at least one directory")
 		return errUsage
 	}
-	rep, err := experiment.Collect(fs.Args()...)
-	if err != nil {
-		return err
-	}
 	n := 0
-	for _, set := range []bool{*asJSON, *asCSV, *runs} {
+	for _, set := range []bool{*asJSON, *asCSV, *runs, *comparison} {
 		if set {
 			n++
 		}
 	}
 	if n > 1 {
-		fmt.Fprintln(e.stderr, "wadn report: one of --json, --csv and --runs, not more")
+		fmt.Fprintln(e.stderr, "wadn report: one of --json, --csv, --runs and --comparison, not more")
 		return errUsage
+	}
+	var f experiment.Filter
+	if *scenarios != "" {
+		for _, name := range strings.Split(*scenarios, ",") {
+			sc, err := data.ParseScenario(strings.TrimSpace(name))
+			if err != nil {
+				fmt.Fprintf(e.stderr, "wadn report: --scenario: %v\n", err)
+				return errUsage
+			}
+			f.Scenarios = append(f.Scenarios, sc)
+		}
+	}
+	rep, err := experiment.CollectFiltered(f, fs.Args()...)
+	if err != nil {
+		return err
 	}
 	if *plots != "" {
 		files, err := figures.Write(*plots, rep)
@@ -59,6 +75,8 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		return rep.WriteCSV(e.stdout)
 	case *runs:
 		return rep.WriteRuns(e.stdout)
+	case *comparison:
+		return rep.WriteComparison(e.stdout)
 	}
 	return rep.WriteMarkdown(e.stdout)
 }

@@ -248,8 +248,18 @@ func TestRunEmbeddedAmazon(t *testing.T) {
 	if code != 0 || strings.Count(stdout, "| uda | amazon | wadn [epochs 1, train-size 200, test-size 100, hidden 32,16,8] | kitchen | ") != 2 {
 		t.Errorf("report --runs: exit %d, stdout %q, stderr %q", code, stdout, errOut)
 	}
-	if code, _, errOut = runArgs(t, "", "report", "--runs", "--csv", out); code != 2 || !strings.Contains(errOut, "one of --json, --csv and --runs") {
+	if code, _, errOut = runArgs(t, "", "report", "--runs", "--csv", out); code != 2 || !strings.Contains(errOut, "one of --json, --csv, --runs and --comparison") {
 		t.Errorf("report --runs --csv: exit %d, stderr %q", code, errOut)
+	}
+	code, stdout, errOut = runArgs(t, "", "report", "--comparison", "--scenario", "uda", out)
+	if code != 0 || !strings.HasPrefix(stdout, "\nuda, amazon: accuracy (%), mean ± std over seeds (paper)\n") || strings.Contains(stdout, "| scenario |") {
+		t.Errorf("report --comparison --scenario uda: exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+	if code, _, errOut = runArgs(t, "", "report", "--scenario", "limited", out); code != 1 || !strings.Contains(errOut, "no finished run of scenario limited under "+out) {
+		t.Errorf("report --scenario limited: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut = runArgs(t, "", "report", "--scenario", "uda,unsupervised", out); code != 2 || !strings.Contains(errOut, `--scenario: unknown scenario "unsupervised"`) {
+		t.Errorf("report --scenario uda,unsupervised: exit %d, stderr %q", code, errOut)
 	}
 }
 

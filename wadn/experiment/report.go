@@ -133,11 +133,41 @@ type Report struct {
 	Notes []string
 }
 
+// Filter chooses the runs a report counts; the zero Filter takes every run.
+type Filter struct {
+	// Scenarios, when not empty, are the only scenarios taken.
+	Scenarios []data.Scenario
+}
+
+// keeps reports whether f takes the run of spec s.
+func (f Filter) keeps(s *Spec) bool {
+	return len(f.Scenarios) == 0 || slices.Contains(f.Scenarios, s.Scenario)
+}
+
+// String describes f for an error message: "" for the zero Filter, else
+// like " of scenario uda or limited".
+func (f Filter) String() string {
+	if len(f.Scenarios) == 0 {
+		return ""
+	}
+	names := make([]string, len(f.Scenarios))
+	for i, sc := range f.Scenarios {
+		names[i] = sc.String()
+	}
+	return " of scenario " + strings.Join(names, " or ")
+}
+
 // Collect finds every run directory under the given directories, following
 // symbolic links to directories (each real directory once in a walk), and
 // gathers the finished runs into rows. A run found twice counts once, with a
 // note.
 func Collect(dirs ...string) (*Report, error) {
+	return CollectFiltered(Filter{}, dirs...)
+}
+
+// CollectFiltered is Collect of the runs f takes: the rows, the notes and
+// the count of unfinished runs are those of these runs alone.
+func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no directory to collect runs from")
 	}
@@ -148,13 +178,20 @@ func Collect(dirs ...string) (*Report, error) {
 			if rec == nil {
 				return nil // a checkpoint of no known run
 			}
+			spec, err := SpecOf(rec.Identity)
 			if res == nil {
-				rep.Unfinished++
+				// An unfinished run whose identity does not read is
+				// counted, whatever the filter.
+				if err != nil || f.keeps(spec) {
+					rep.Unfinished++
+				}
 				return nil
 			}
-			spec, err := SpecOf(rec.Identity)
 			if err != nil {
 				return fmt.Errorf("%s: %w", filepath.Join(at, RunFile), err)
+			}
+			if !f.keeps(spec) {
+				return nil
 			}
 			hist, err := ReadHistory(at)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -168,7 +205,7 @@ func Collect(dirs ...string) (*Report, error) {
 		}
 	}
 	if len(runs) == 0 {
-		msg := "no finished run under " + strings.Join(dirs, ", ")
+		msg := "no finished run" + f.String() + " under " + strings.Join(dirs, ", ")
 		if rep.Unfinished > 0 {
 			out := "DIR" // the directory holding them
 			if len(dirs) == 1 {

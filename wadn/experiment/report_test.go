@@ -448,6 +448,60 @@ func TestReportCountsUnfinished(t *testing.T) {
 	}
 }
 
+// TestReportFilter checks that a filter by scenario keeps the rows, the
+// unfinished runs and the kernel notes of its scenarios alone, and that a
+// filter no finished run passes is an error naming it.
+func TestReportFilter(t *testing.T) {
+	dir := t.TempDir()
+	fakeRun(t, dir, data.UDA, "source", "kitchen", 0, nil, 70, nil, nil)
+	mixed := fakeRun(t, dir, data.UDA, "source", "kitchen", 1, nil, 72, nil, nil)
+	if err := writeJSON(filepath.Join(mixed, ResultFile), &RunResult{Accuracy: 72, Environment: []Environment{{Kernels: "avx2"}}}); err != nil {
+		t.Fatal(err)
+	}
+	fakeRun(t, dir, data.Limited, "wadn", "books", 0, nil, 75, nil, nil)
+	open := fakeRun(t, dir, data.Limited, "wadn", "books", 1, nil, 76, nil, nil)
+	if err := os.Remove(filepath.Join(open, ResultFile)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name       string
+		scenarios  []data.Scenario
+		rows       []string // scenario and target of each row
+		unfinished int
+		notes      int
+		err        string
+	}{
+		{"every run", nil, []string{"limited books", "uda kitchen"}, 1, 1, ""},
+		{"uda", []data.Scenario{data.UDA}, []string{"uda kitchen"}, 0, 1, ""},
+		{"limited", []data.Scenario{data.Limited}, []string{"limited books"}, 1, 0, ""},
+		{"both", []data.Scenario{data.UDA, data.Limited}, []string{"limited books", "uda kitchen"}, 1, 1, ""},
+		{"none", []data.Scenario{data.Partial}, nil, 0, 0, "no finished run of scenario partial under " + dir},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep, err := CollectFiltered(Filter{Scenarios: c.scenarios}, dir)
+			if c.err != "" {
+				if err == nil || err.Error() != c.err {
+					t.Errorf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows []string
+			for _, r := range rep.Rows {
+				rows = append(rows, r.Scenario+" "+r.Target)
+			}
+			if diff := cmp.Diff(c.rows, rows); diff != "" {
+				t.Errorf("rows (-want +got):\n%s", diff)
+			}
+			if rep.Unfinished != c.unfinished || len(rep.Notes) != c.notes {
+				t.Errorf("unfinished %d, notes %q; want %d and %d notes", rep.Unfinished, rep.Notes, c.unfinished, c.notes)
+			}
+		})
+	}
+}
+
 // TestReportKernelNotes checks that the rows whose runs used more than one
 // set of kernels are named in one note per set, and the others in none.
 func TestReportKernelNotes(t *testing.T) {
