@@ -4,6 +4,15 @@
 # --runs`). With --check it only says whether both are up to date (exit 1
 # when not), as .ci/run does.
 set -eu
+check=false
+case "$*" in
+"") ;;
+--check) check=true ;;
+*)
+	echo "usage: scripts/results.sh [--check]" >&2
+	exit 2
+	;;
+esac
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -57,7 +66,7 @@ HEADER
 } >"$tmp/runs.md"
 status=0
 for f in results.md runs.md; do
-	if [ "${1:-}" = --check ]; then
+	if $check; then
 		if ! cmp -s "$tmp/$f" "docs/$f"; then
 			echo "docs/$f is not what scripts/results.sh writes from results/:"
 			diff "docs/$f" "$tmp/$f" || true
