@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/wadn-go/wadn/data"
@@ -15,7 +16,7 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "tabulate the finished runs under one or more directories beside the paper's numbers",
-		usage:   "[--json | --csv | --runs | --comparison] [--scenario S[,S]] [--plots PLOTDIR] DIR...",
+		usage:   "[--json | --csv | --runs | --comparison] [--scenario S[,S]] [--method M[,M]] [--plots PLOTDIR] DIR...",
 		run:     runReport,
 	})
 }
@@ -28,7 +29,8 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	asCSV := fs.Bool("csv", false, "print the runs' epoch logs as one CSV table: a line per run and epoch, the run's identity then the epoch's fields")
 	runs := fs.Bool("runs", false, "print a Markdown table with a line per run: the target accuracy at epochs 1, 10, 20, 30 and the last, the peak and its epoch, the largest drop into the last 10 epochs and the median epoch's seconds")
 	comparison := fs.Bool("comparison", false, "print only the Markdown tables with the methods side by side, a line per target and one of averages")
-	scenarios := fs.String("scenario", "", "take only the runs of these scenarios, a comma-separated list of uda, limited and partial (default all)")
+	scenarios := fs.String("scenario", "", "take only the runs of the scenarios in the comma-separated list `S` of uda, limited and partial (default all)")
+	methods := fs.String("method", "", "take only the runs of the methods in the comma-separated list `M`, named as wadn run --method names them (default all)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,6 +57,17 @@ func runReport(ctx context.Context, e *env, args []string) error {
 				return errUsage
 			}
 			f.Scenarios = append(f.Scenarios, sc)
+		}
+	}
+	if *methods != "" {
+		known := experiment.Methods.Names()
+		for _, name := range strings.Split(*methods, ",") {
+			name = strings.TrimSpace(name)
+			if !slices.Contains(known, name) {
+				fmt.Fprintf(e.stderr, "wadn report: --method: unknown method %q (want %s)\n", name, strings.Join(known, ", "))
+				return errUsage
+			}
+			f.Methods = append(f.Methods, name)
 		}
 	}
 	rep, err := experiment.CollectFiltered(f, fs.Args()...)

@@ -261,6 +261,15 @@ func TestRunEmbeddedAmazon(t *testing.T) {
 	if code, _, errOut = runArgs(t, "", "report", "--scenario", "uda,unsupervised", out); code != 2 || !strings.Contains(errOut, `--scenario: unknown scenario "unsupervised"`) {
 		t.Errorf("report --scenario uda,unsupervised: exit %d, stderr %q", code, errOut)
 	}
+	if code, _, errOut = runArgs(t, "", "report", "--method", "wadn,dan", out); code != 2 || !strings.Contains(errOut, `--method: unknown method "dan" (want wadn, `) {
+		t.Errorf("report --method wadn,dan: exit %d, stderr %q", code, errOut)
+	}
+	if code, stdout, errOut = runArgs(t, "", "report", "--method", "wadn", out); code != 0 || !strings.Contains(stdout, "| uda | amazon | wadn [") {
+		t.Errorf("report --method wadn: exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+	if code, _, errOut = runArgs(t, "", "report", "--method", "dann", out); code != 1 || !strings.Contains(errOut, "no finished run of method dann under "+out) {
+		t.Errorf("report --method dann: exit %d, stderr %q", code, errOut)
+	}
 }
 
 // TestRunConfigFile runs from an experiment file, with a flag overriding

@@ -137,24 +137,35 @@ type Report struct {
 type Filter struct {
 	// Scenarios, when not empty, are the only scenarios taken.
 	Scenarios []data.Scenario
+	// Methods, when not empty, are the only methods taken, by the names
+	// of Methods ("source", not "source+tar").
+	Methods []string
 }
 
 // keeps reports whether f takes the run of spec s.
 func (f Filter) keeps(s *Spec) bool {
-	return len(f.Scenarios) == 0 || slices.Contains(f.Scenarios, s.Scenario)
+	return (len(f.Scenarios) == 0 || slices.Contains(f.Scenarios, s.Scenario)) &&
+		(len(f.Methods) == 0 || slices.Contains(f.Methods, s.Method.Name))
 }
 
 // String describes f for an error message: "" for the zero Filter, else
-// like " of scenario uda or limited".
+// like " of scenario uda or limited and method wadn or source".
 func (f Filter) String() string {
-	if len(f.Scenarios) == 0 {
+	var parts []string
+	if len(f.Scenarios) > 0 {
+		names := make([]string, len(f.Scenarios))
+		for i, sc := range f.Scenarios {
+			names[i] = sc.String()
+		}
+		parts = append(parts, "scenario "+strings.Join(names, " or "))
+	}
+	if len(f.Methods) > 0 {
+		parts = append(parts, "method "+strings.Join(f.Methods, " or "))
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	names := make([]string, len(f.Scenarios))
-	for i, sc := range f.Scenarios {
-		names[i] = sc.String()
-	}
-	return " of scenario " + strings.Join(names, " or ")
+	return " of " + strings.Join(parts, " and ")
 }
 
 // Collect finds every run directory under the given directories, following

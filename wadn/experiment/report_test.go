@@ -448,9 +448,9 @@ func TestReportCountsUnfinished(t *testing.T) {
 	}
 }
 
-// TestReportFilter checks that a filter by scenario keeps the rows, the
-// unfinished runs and the kernel notes of its scenarios alone, and that a
-// filter no finished run passes is an error naming it.
+// TestReportFilter checks that a filter by scenario and method keeps the
+// rows, the unfinished runs and the kernel notes of its runs alone, and that
+// a filter no finished run passes is an error naming it.
 func TestReportFilter(t *testing.T) {
 	dir := t.TempDir()
 	fakeRun(t, dir, data.UDA, "source", "kitchen", 0, nil, 70, nil, nil)
@@ -466,19 +466,23 @@ func TestReportFilter(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		scenarios  []data.Scenario
+		methods    []string
 		rows       []string // scenario and target of each row
 		unfinished int
 		notes      int
 		err        string
 	}{
-		{"every run", nil, []string{"limited books", "uda kitchen"}, 1, 1, ""},
-		{"uda", []data.Scenario{data.UDA}, []string{"uda kitchen"}, 0, 1, ""},
-		{"limited", []data.Scenario{data.Limited}, []string{"limited books"}, 1, 0, ""},
-		{"both", []data.Scenario{data.UDA, data.Limited}, []string{"limited books", "uda kitchen"}, 1, 1, ""},
-		{"none", []data.Scenario{data.Partial}, nil, 0, 0, "no finished run of scenario partial under " + dir},
+		{"every run", nil, nil, []string{"limited books", "uda kitchen"}, 1, 1, ""},
+		{"uda", []data.Scenario{data.UDA}, nil, []string{"uda kitchen"}, 0, 1, ""},
+		{"limited", []data.Scenario{data.Limited}, nil, []string{"limited books"}, 1, 0, ""},
+		{"both", []data.Scenario{data.UDA, data.Limited}, nil, []string{"limited books", "uda kitchen"}, 1, 1, ""},
+		{"wadn", nil, []string{"wadn"}, []string{"limited books"}, 1, 0, ""},
+		{"wadn and source", nil, []string{"source", "wadn"}, []string{"limited books", "uda kitchen"}, 1, 1, ""},
+		{"uda wadn", []data.Scenario{data.UDA}, []string{"wadn", "dann"}, nil, 0, 0, "no finished run of scenario uda and method wadn or dann under " + dir},
+		{"none", []data.Scenario{data.Partial}, nil, nil, 0, 0, "no finished run of scenario partial under " + dir},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rep, err := CollectFiltered(Filter{Scenarios: c.scenarios}, dir)
+			rep, err := CollectFiltered(Filter{Scenarios: c.scenarios, Methods: c.methods}, dir)
 			if c.err != "" {
 				if err == nil || err.Error() != c.err {
 					t.Errorf("error %v, want %q", err, c.err)
