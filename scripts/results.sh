@@ -1,8 +1,12 @@
 #!/bin/sh
 # Writes docs/results.md, the tables `wadn report` makes of the runs stored
 # under results/, and docs/runs.md, a line per stored run (`wadn report
-# --runs`). With --check it only says whether both are up to date (exit 1
-# when not), as .ci/run does.
+# --runs`), and fills the generated blocks of README.md and docs/*.md: the
+# lines between "<!-- wadn report ARGS -->" and the next
+# "<!-- end of wadn report -->" become what `wadn report ARGS` prints (ARGS
+# split at spaces, paths from the repository's top). With --check it only
+# says whether all of them are up to date (exit 1 when not), as .ci/run
+# does.
 set -eu
 check=false
 case "$*" in
@@ -17,6 +21,49 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/wadn" ./cmd/wadn
+mkdir -p "$tmp/out/docs"
+
+# fill FILE OUT writes FILE to OUT with its generated blocks made again.
+fill() {
+	n=0 open=0
+	while IFS= read -r line || [ -n "$line" ]; do
+		n=$((n + 1))
+		case $line in
+		'<!-- wadn report '*' -->')
+			if [ "$open" != 0 ]; then
+				echo "$1:$n: a generated block opens inside the one of line $open" >&2
+				return 1
+			fi
+			open=$n
+			printf '%s\n' "$line"
+			args=${line#'<!-- wadn report '}
+			args=${args%' -->'}
+			set -f
+			# shellcheck disable=SC2086 # ARGS are split at spaces
+			if ! "$tmp/wadn" report $args; then
+				echo "$1:$n: wadn report $args failed" >&2
+				return 1
+			fi
+			set +f
+			;;
+		'<!-- end of wadn report -->')
+			if [ "$open" = 0 ]; then
+				echo "$1:$n: the end of a generated block that did not open" >&2
+				return 1
+			fi
+			open=0
+			printf '\n%s\n' "$line"
+			;;
+		*)
+			[ "$open" != 0 ] || printf '%s\n' "$line"
+			;;
+		esac
+	done <"$1" >"$2"
+	if [ "$open" != 0 ]; then
+		echo "$1:$open: the generated block has no '<!-- end of wadn report -->'" >&2
+		return 1
+	fi
+}
 # Every folder of results/ but diagnostic/.
 set --
 for d in results/*/; do
@@ -45,7 +92,7 @@ paper (`results/diagnostic/`; docs/digits.md tells their story).
 DIAG
 		"$tmp/wadn" report results/diagnostic
 	fi
-} >"$tmp/results.md"
+} >"$tmp/out/docs/results.md"
 {
 	cat <<'HEADER'
 # Stored runs
@@ -63,17 +110,25 @@ HEADER
 		printf '\n## Diagnostic runs\n\n'
 		"$tmp/wadn" report --runs results/diagnostic
 	fi
-} >"$tmp/runs.md"
+} >"$tmp/out/docs/runs.md"
+files="docs/results.md docs/runs.md"
+for f in README.md docs/*.md; do
+	case $f in docs/results.md | docs/runs.md) continue ;; esac
+	if grep -q '^<!-- wadn report .* -->$' "$f"; then
+		fill "$f" "$tmp/out/$f"
+		files="$files $f"
+	fi
+done
 status=0
-for f in results.md runs.md; do
+for f in $files; do
 	if $check; then
-		if ! cmp -s "$tmp/$f" "docs/$f"; then
-			echo "docs/$f is not what scripts/results.sh writes from results/:"
-			diff "docs/$f" "$tmp/$f" || true
+		if ! cmp -s "$tmp/out/$f" "$f"; then
+			echo "$f is not what scripts/results.sh writes from results/:"
+			diff "$f" "$tmp/out/$f" || true
 			status=1
 		fi
 	else
-		cp "$tmp/$f" "docs/$f"
+		cp "$tmp/out/$f" "$f"
 	fi
 done
 exit $status
