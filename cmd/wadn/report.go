@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/wadn-go/wadn/data"
-
 	"github.com/wadn-go/wadn/wadn/experiment"
 	"github.com/wadn-go/wadn/wadn/experiment/figures"
 )
@@ -64,7 +63,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		for _, name := range strings.Split(*methods, ",") {
 			name = strings.TrimSpace(name)
 			if !slices.Contains(known, name) {
-				fmt.Fprintf(e.stderr, "wadn report: --method: unknown method %q (want %s)\n", name, strings.Join(known, ", "))
+				fmt.Fprintf(e.stderr, "wadn report: --method: unknown method %q (want one of %s)\n", name, strings.Join(known, ", "))
 				return errUsage
 			}
 			f.Methods = append(f.Methods, name)

@@ -261,7 +261,7 @@ func TestRunEmbeddedAmazon(t *testing.T) {
 	if code, _, errOut = runArgs(t, "", "report", "--scenario", "uda,unsupervised", out); code != 2 || !strings.Contains(errOut, `--scenario: unknown scenario "unsupervised"`) {
 		t.Errorf("report --scenario uda,unsupervised: exit %d, stderr %q", code, errOut)
 	}
-	if code, _, errOut = runArgs(t, "", "report", "--method", "wadn,dan", out); code != 2 || !strings.Contains(errOut, `--method: unknown method "dan" (want wadn, `) {
+	if code, _, errOut = runArgs(t, "", "report", "--method", "wadn,dan", out); code != 2 || !strings.Contains(errOut, `--method: unknown method "dan" (want one of wadn, `) {
 		t.Errorf("report --method wadn,dan: exit %d, stderr %q", code, errOut)
 	}
 	if code, stdout, errOut = runArgs(t, "", "report", "--method", "wadn", out); code != 0 || !strings.Contains(stdout, "| uda | amazon | wadn [") {
