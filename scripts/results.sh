@@ -87,7 +87,8 @@ HEADER
 ## Diagnostic runs
 
 Runs with settings meant to find a cause, not to be compared with the
-paper (`results/diagnostic/`; docs/digits.md tells their story).
+paper (`results/diagnostic/`; docs/amazon.md and docs/digits.md tell their
+story).
 
 DIAG
 		"$tmp/wadn" report results/diagnostic
