@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wadn-go/wadn/data"
@@ -15,7 +16,7 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "tabulate the finished runs under one or more directories beside the paper's numbers",
-		usage:   "[--json | --csv | --runs | --comparison] [--scenario S[,S]] [--method M[,M]] [--plots PLOTDIR] DIR...",
+		usage:   "[--json | --csv | --runs | --comparison] [--scenario S[,S]] [--method M[,M]] [--target T[,T]] [--seed N[,N]] [--settings L]... [--plots PLOTDIR] DIR...",
 		run:     runReport,
 	})
 }
@@ -30,6 +31,16 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	comparison := fs.Bool("comparison", false, "print only the Markdown tables with the methods side by side, a line per target and one of averages")
 	scenarios := fs.String("scenario", "", "take only the runs of the scenarios in the comma-separated list `S` of uda, limited and partial (default all)")
 	methods := fs.String("method", "", "take only the runs of the methods in the comma-separated list `M`, named as wadn run --method names them (default all)")
+	targets := fs.String("target", "", "take only the runs of the target domains in the comma-separated list `T` (default all)")
+	seeds := fs.String("seed", "", "take only the runs of the seeds in the comma-separated list `N` (default all)")
+	var f experiment.Filter
+	fs.Func("settings", "take only the runs whose settings label is `L`: the bracketed part of a row's method (\"c2 0\"), or default for the runs at every default; repeat it for several (default all)", func(l string) error {
+		if l == "default" {
+			l = ""
+		}
+		f.Settings = append(f.Settings, l)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,7 +58,6 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "wadn report: one of --json, --csv, --runs and --comparison, not more")
 		return errUsage
 	}
-	var f experiment.Filter
 	if *scenarios != "" {
 		for _, name := range strings.Split(*scenarios, ",") {
 			sc, err := data.ParseScenario(strings.TrimSpace(name))
@@ -67,6 +77,25 @@ func runReport(ctx context.Context, e *env, args []string) error {
 				return errUsage
 			}
 			f.Methods = append(f.Methods, name)
+		}
+	}
+	if *targets != "" {
+		for _, name := range strings.Split(*targets, ",") {
+			if name = strings.TrimSpace(name); name == "" {
+				fmt.Fprintf(e.stderr, "wadn report: --target: an empty name in %q\n", *targets)
+				return errUsage
+			}
+			f.Targets = append(f.Targets, name)
+		}
+	}
+	if *seeds != "" {
+		for _, name := range strings.Split(*seeds, ",") {
+			seed, err := strconv.ParseUint(strings.TrimSpace(name), 10, 64)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "wadn report: --seed: %q is not a seed (want a whole number from 0)\n", name)
+				return errUsage
+			}
+			f.Seeds = append(f.Seeds, seed)
 		}
 	}
 	rep, err := experiment.CollectFiltered(f, fs.Args()...)

@@ -270,6 +270,27 @@ func TestRunEmbeddedAmazon(t *testing.T) {
 	if code, _, errOut = runArgs(t, "", "report", "--method", "dann", out); code != 1 || !strings.Contains(errOut, "no finished run of method dann under "+out) {
 		t.Errorf("report --method dann: exit %d, stderr %q", code, errOut)
 	}
+	for _, c := range []struct {
+		args         []string
+		code         int
+		stdout, want string // stdout holds stdout, stderr holds want
+		not          string // stdout does not hold it, unless ""
+	}{
+		{[]string{"--runs", "--target", "books,kitchen", "--seed", "4"}, 0, "| kitchen | 4 |", "", "| kitchen | 3 |"},
+		{[]string{"--runs", "--settings", res.Label}, 0, "| kitchen | 3 |", "", ""},
+		{[]string{"--target", "books"}, 1, "", "no finished run of target books under " + out, ""},
+		{[]string{"--seed", "0,1"}, 1, "", "no finished run of seed 0 or 1 under " + out, ""},
+		{[]string{"--settings", "default"}, 1, "", "no finished run of settings the defaults under " + out, ""},
+		{[]string{"--seed", "3,x"}, 2, "", `--seed: "x" is not a seed`, ""},
+		{[]string{"--seed", "-1"}, 2, "", `--seed: "-1" is not a seed`, ""},
+		{[]string{"--target", "kitchen,"}, 2, "", `--target: an empty name in "kitchen,"`, ""},
+	} {
+		code, stdout, errOut := runArgs(t, "", append(append([]string{"report"}, c.args...), out)...)
+		if code != c.code || !strings.Contains(stdout, c.stdout) || !strings.Contains(errOut, c.want) ||
+			(c.not != "" && strings.Contains(stdout, c.not)) {
+			t.Errorf("report %s: exit %d, stdout %q, stderr %q; want exit %d", strings.Join(c.args, " "), code, stdout, errOut, c.code)
+		}
+	}
 }
 
 // TestRunConfigFile runs from an experiment file, with a flag overriding

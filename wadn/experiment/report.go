@@ -140,16 +140,26 @@ type Filter struct {
 	// Methods, when not empty, are the only methods taken, by the names
 	// of Methods ("source", not "source+tar").
 	Methods []string
+	// Targets, when not empty, are the only target domains taken.
+	Targets []string
+	// Seeds, when not empty, are the only seeds taken.
+	Seeds []uint64
+	// Settings, when not empty, are the only settings labels taken, as
+	// Spec.Label gives them ("c2 0"); "" is the runs at every default.
+	Settings []string
 }
 
 // keeps reports whether f takes the run of spec s.
 func (f Filter) keeps(s *Spec) bool {
 	return (len(f.Scenarios) == 0 || slices.Contains(f.Scenarios, s.Scenario)) &&
-		(len(f.Methods) == 0 || slices.Contains(f.Methods, s.Method.Name))
+		(len(f.Methods) == 0 || slices.Contains(f.Methods, s.Method.Name)) &&
+		(len(f.Targets) == 0 || slices.Contains(f.Targets, s.Target)) &&
+		(len(f.Seeds) == 0 || slices.Contains(f.Seeds, s.Seed)) &&
+		(len(f.Settings) == 0 || slices.Contains(f.Settings, s.Label()))
 }
 
-// String describes f for an error message: "" for the zero Filter, else
-// like " of scenario uda or limited and method wadn or source".
+// String describes the runs f takes, for an error message: "" for the zero
+// Filter, else like "of scenario uda or limited and method wadn or source".
 func (f Filter) String() string {
 	var parts []string
 	if len(f.Scenarios) > 0 {
@@ -162,10 +172,30 @@ func (f Filter) String() string {
 	if len(f.Methods) > 0 {
 		parts = append(parts, "method "+strings.Join(f.Methods, " or "))
 	}
+	if len(f.Targets) > 0 {
+		parts = append(parts, "target "+strings.Join(f.Targets, " or "))
+	}
+	if len(f.Seeds) > 0 {
+		names := make([]string, len(f.Seeds))
+		for i, seed := range f.Seeds {
+			names[i] = strconv.FormatUint(seed, 10)
+		}
+		parts = append(parts, "seed "+strings.Join(names, " or "))
+	}
+	if len(f.Settings) > 0 {
+		names := make([]string, len(f.Settings))
+		for i, l := range f.Settings {
+			names[i] = "[" + l + "]"
+			if l == "" {
+				names[i] = "the defaults"
+			}
+		}
+		parts = append(parts, "settings "+strings.Join(names, " or "))
+	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return " of " + strings.Join(parts, " and ")
+	return "of " + strings.Join(parts, " and ")
 }
 
 // Collect finds every run directory under the given directories, following
@@ -216,7 +246,11 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 		}
 	}
 	if len(runs) == 0 {
-		msg := "no finished run" + f.String() + " under " + strings.Join(dirs, ", ")
+		msg := "no finished run"
+		if d := f.String(); d != "" {
+			msg += " " + d
+		}
+		msg += " under " + strings.Join(dirs, ", ")
 		if rep.Unfinished > 0 {
 			out := "DIR" // the directory holding them
 			if len(dirs) == 1 {

@@ -744,3 +744,54 @@ func reportCSV(t *testing.T, dir string) ([][]string, map[string]int) {
 	}
 	return recs, col
 }
+
+// TestReportFilterRuns checks the filter by target, seed and settings label,
+// alone and with the others, and its message when no run passes.
+func TestReportFilterRuns(t *testing.T) {
+	dir := t.TempDir()
+	fakeRun(t, dir, data.Limited, "wadn", "books", 0, nil, 75, nil, nil)
+	fakeRun(t, dir, data.Limited, "wadn", "books", 1, nil, 76, nil, nil)
+	fakeRun(t, dir, data.Limited, "wadn", "books", 0, map[string]string{"target-weight": "1"}, 77, nil, nil)
+	fakeRun(t, dir, data.Limited, "wadn", "dvd", 0, map[string]string{"c0": "0", "target-weight": "1"}, 78, nil, nil)
+	fakeRun(t, dir, data.Limited, "source", "dvd", 2, nil, 79, nil, nil)
+	for _, c := range []struct {
+		name string
+		f    Filter
+		runs []string // target, method and seed of each run, row by row
+		err  string
+	}{
+		{"every run", Filter{}, []string{"books wadn 0", "books wadn 1", "dvd wadn [c0 0, target-weight 1] 0", "books wadn [target-weight 1] 0", "dvd source+tar 2"}, ""},
+		{"books", Filter{Targets: []string{"books"}}, []string{"books wadn 0", "books wadn 1", "books wadn [target-weight 1] 0"}, ""},
+		{"books and dvd", Filter{Targets: []string{"dvd", "books"}}, []string{"books wadn 0", "books wadn 1", "dvd wadn [c0 0, target-weight 1] 0", "books wadn [target-weight 1] 0", "dvd source+tar 2"}, ""},
+		{"seed 0", Filter{Seeds: []uint64{0}}, []string{"books wadn 0", "dvd wadn [c0 0, target-weight 1] 0", "books wadn [target-weight 1] 0"}, ""},
+		{"seeds 1 and 2", Filter{Seeds: []uint64{1, 2}}, []string{"books wadn 1", "dvd source+tar 2"}, ""},
+		{"defaults", Filter{Settings: []string{""}}, []string{"books wadn 0", "books wadn 1", "dvd source+tar 2"}, ""},
+		{"one label", Filter{Settings: []string{"target-weight 1"}}, []string{"books wadn [target-weight 1] 0"}, ""},
+		{"two labels", Filter{Settings: []string{"c0 0, target-weight 1", "target-weight 1"}}, []string{"dvd wadn [c0 0, target-weight 1] 0", "books wadn [target-weight 1] 0"}, ""},
+		{"all four", Filter{Methods: []string{"wadn"}, Targets: []string{"books"}, Seeds: []uint64{0}, Settings: []string{""}}, []string{"books wadn 0"}, ""},
+		{"none", Filter{Targets: []string{"dvd"}, Seeds: []uint64{1}, Settings: []string{"", "c0 0"}}, nil,
+			"no finished run of target dvd and seed 1 and settings the defaults or [c0 0] under " + dir},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep, err := CollectFiltered(c.f, dir)
+			if c.err != "" {
+				if err == nil || err.Error() != c.err {
+					t.Errorf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var runs []string
+			for _, r := range rep.Rows {
+				for _, seed := range r.Seeds {
+					runs = append(runs, fmt.Sprintf("%s %s %d", r.Target, r.Name(), seed))
+				}
+			}
+			if diff := cmp.Diff(c.runs, runs); diff != "" {
+				t.Errorf("runs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
