@@ -4,7 +4,8 @@
 # --runs`), and fills the generated blocks of README.md and docs/*.md: the
 # lines between "<!-- wadn report ARGS -->" and the next
 # "<!-- end of wadn report -->" become what `wadn report ARGS` prints (ARGS
-# split at spaces, paths from the repository's top). With --check it only
+# split as xargs splits them: at blanks, quotes keeping a blank in an
+# argument; paths from the repository's top). With --check it only
 # says whether all of them are up to date (exit 1 when not), as .ci/run
 # does.
 set -eu
@@ -38,13 +39,10 @@ fill() {
 			printf '%s\n' "$line"
 			args=${line#'<!-- wadn report '}
 			args=${args%' -->'}
-			set -f
-			# shellcheck disable=SC2086 # ARGS are split at spaces
-			if ! "$tmp/wadn" report $args; then
+			if ! printf '%s\n' "$args" | xargs "$tmp/wadn" report; then
 				echo "$1:$n: wadn report $args failed" >&2
 				return 1
 			fi
-			set +f
 			;;
 		'<!-- end of wadn report -->')
 			if [ "$open" = 0 ]; then
