@@ -448,6 +448,23 @@ func TestReportCountsUnfinished(t *testing.T) {
 	}
 }
 
+// collectFiltered returns CollectFiltered(f, dir), failing t if it errs; if
+// wantErr is not "", it returns nil and fails t unless that is the error.
+func collectFiltered(t *testing.T, f Filter, dir, wantErr string) *Report {
+	t.Helper()
+	rep, err := CollectFiltered(f, dir)
+	if wantErr != "" {
+		if err == nil || err.Error() != wantErr {
+			t.Errorf("error %v, want %q", err, wantErr)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
 // TestReportFilter checks that a filter by scenario and method keeps the
 // rows, the unfinished runs and the kernel notes of its runs alone, and that
 // a filter no finished run passes is an error naming it.
@@ -482,15 +499,9 @@ func TestReportFilter(t *testing.T) {
 		{"none", []data.Scenario{data.Partial}, nil, nil, 0, 0, "no finished run of scenario partial under " + dir},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rep, err := CollectFiltered(Filter{Scenarios: c.scenarios, Methods: c.methods}, dir)
-			if c.err != "" {
-				if err == nil || err.Error() != c.err {
-					t.Errorf("error %v, want %q", err, c.err)
-				}
+			rep := collectFiltered(t, Filter{Scenarios: c.scenarios, Methods: c.methods}, dir, c.err)
+			if rep == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			var rows []string
 			for _, r := range rep.Rows {
@@ -773,15 +784,9 @@ func TestReportFilterRuns(t *testing.T) {
 			"no finished run of target dvd and seed 1 and settings the defaults or [c0 0] under " + dir},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rep, err := CollectFiltered(c.f, dir)
-			if c.err != "" {
-				if err == nil || err.Error() != c.err {
-					t.Errorf("error %v, want %q", err, c.err)
-				}
+			rep := collectFiltered(t, c.f, dir, c.err)
+			if rep == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			var runs []string
 			for _, r := range rep.Rows {
