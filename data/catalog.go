@@ -23,14 +23,64 @@ type Entry struct {
 	Error     string `json:"error,omitempty"` // why the split could not be read
 }
 
-// Catalog lists the domains of the data directory dir and the embedded
-// Amazon copy, with the size and class histogram of every split, reading
-// only the labels where the format allows. Layout-only files in formats/ are
-// listed with a note. A file that is present but unreadable gives an entry
-// with Error set; a missing data set is simply not listed. With dir == "" only
-// the embedded copy is listed. progress, if not nil, is told what is being
-// read.
-func Catalog(dir string, progress func(string)) ([]Entry, error) {
+// Lister lists what a data directory, and the binary, hold of one data set.
+// The data set registry (package wadn/dataset) gives each data set's.
+type Lister struct {
+	// Dataset names the data set, as Entry.Dataset does.
+	Dataset string
+	// Embedded lists the copy embedded in the binary; nil for a data set
+	// that has none.
+	Embedded func() []Entry
+	// Files returns the jobs listing the files of the data set found in
+	// the data directory dir; none when it holds none of them.
+	Files func(dir string) []CatalogJob
+	// Sought are the paths, relative to a data directory, at which Files
+	// looks (folders end in a slash).
+	Sought []string
+}
+
+// The listers of the data sets this package reads.
+var (
+	AmazonLister = Lister{
+		Dataset: "amazon",
+		Embedded: func() []Entry {
+			d, err := LoadAmazonEmbedded()
+			return domainEntries(d, err, "amazon", "embedded", "")
+		},
+		Files:  amazonJobs,
+		Sought: []string{AmazonDir + "/", AmazonNPZ},
+	}
+	DigitsLister = Lister{
+		Dataset: "digits",
+		Files:   digitsJobs,
+		Sought:  []string{MNISTDir + "/", USPSTrain, USPSTest, MNISTMDir + "/", SVHNTrain, SVHNTest, SynthTrain, SynthTest, SVHNLayout, SynthLayout},
+	}
+	OfficeCaltechLister = Lister{
+		Dataset: "office-caltech",
+		Embedded: func() []Entry {
+			d, err := LoadOfficeCaltech("", nil, LoadOptions{})
+			return domainEntries(d, err, "office-caltech", "embedded", "")
+		},
+		Files:  officeCaltechJobs,
+		Sought: officeCaltechSought(),
+	}
+	OfficeHomeLister = Lister{
+		Dataset: "office-home",
+		Files:   officeHomeJobs,
+		Sought:  officeHomeSought(),
+	}
+)
+
+// Catalog lists the domains of the data sets of the listers found in the
+// data directory dir and embedded in the binary, with the size and class
+// histogram of every split, reading only the labels where the format
+// allows. Layout-only files in formats/ are listed with a note. A file that
+// is present but unreadable gives an entry with Error set; a missing data
+// set is simply not listed. With dir == "" only the embedded copies are
+// listed. The entries come in the order of the listers, the embedded copies
+// first; the jobs run concurrently. progress, if not nil, is told what is
+// being read.
+func Catalog(dir string, listers []Lister, progress func(string)) ([]Entry, error) {
 	if progress == nil {
 		progress = func(string) {}
 	}
@@ -43,12 +93,18 @@ func Catalog(dir string, progress func(string)) ([]Entry, error) {
 			return nil, fmt.Errorf("data directory %s is not a directory", dir)
 		}
 	}
-	jobs := []catalogJob{{"embedded Amazon copy", func() []Entry {
-		d, err := LoadAmazonEmbedded()
-		return domainEntries(d, err, "amazon", "embedded", "")
-	}}}
+	var jobs []CatalogJob
+	for _, l := range listers {
+		if l.Embedded != nil {
+			jobs = append(jobs, CatalogJob{"the embedded " + l.Dataset + " copy", l.Embedded})
+		}
+	}
 	if dir != "" {
-		jobs = append(jobs, catalogJobs(dir)...)
+		for _, l := range listers {
+			if l.Files != nil {
+				jobs = append(jobs, l.Files(dir)...)
+			}
+		}
 	}
 	results := make([][]Entry, len(jobs))
 	var wg sync.WaitGroup
@@ -58,9 +114,9 @@ func Catalog(dir string, progress func(string)) ([]Entry, error) {
 		go func() {
 			defer wg.Done()
 			mu.Lock()
-			progress("reading " + j.what)
+			progress("reading " + j.What)
 			mu.Unlock()
-			results[i] = j.run()
+			results[i] = j.Run()
 		}()
 	}
 	wg.Wait()
@@ -102,27 +158,40 @@ func labelEntry(dataset, domain, split, source, note string, y []int, k int, err
 	return e
 }
 
-func catalogJobs(dir string) []catalogJob {
-	var jobs []catalogJob
-	at := func(p string) string { return filepath.Join(dir, p) }
-	exists := func(p string) bool {
+// present returns a function telling whether a path relative to dir
+// exists, and one joining it to dir.
+func present(dir string) (exists func(string) bool, at func(string) string) {
+	at = func(p string) string { return filepath.Join(dir, p) }
+	exists = func(p string) bool {
 		_, err := os.Stat(at(p))
 		return err == nil
 	}
+	return exists, at
+}
+
+func amazonJobs(dir string) []CatalogJob {
+	exists, at := present(dir)
+	var jobs []CatalogJob
 	if exists(AmazonDir) {
-		jobs = append(jobs, catalogJob{"amazon/*.svmlight", func() []Entry {
+		jobs = append(jobs, CatalogJob{"amazon/*.svmlight", func() []Entry {
 			d, err := LoadAmazonSVMLight(at(AmazonDir))
 			return domainEntries(d, err, "amazon", at(AmazonDir), "")
 		}})
 	}
 	if exists(AmazonNPZ) {
-		jobs = append(jobs, catalogJob{AmazonNPZ, func() []Entry {
+		jobs = append(jobs, CatalogJob{AmazonNPZ, func() []Entry {
 			d, err := LoadAmazonNPZ(at(AmazonNPZ))
 			return domainEntries(d, err, "amazon", at(AmazonNPZ), "the amazon/ data in the MDAN/DARN/WADN npz layout")
 		}})
 	}
+	return jobs
+}
+
+func digitsJobs(dir string) []CatalogJob {
+	exists, at := present(dir)
+	var jobs []CatalogJob
 	if exists(MNISTDir) {
-		jobs = append(jobs, catalogJob{"mnist labels", func() []Entry {
+		jobs = append(jobs, CatalogJob{"mnist labels", func() []Entry {
 			var out []Entry
 			for _, s := range [][2]string{{"train", mnistTrainLab}, {"test", mnistTestLab}} {
 				p := filepath.Join(at(MNISTDir), s[1])
@@ -134,7 +203,7 @@ func catalogJobs(dir string) []catalogJob {
 	}
 	for _, s := range [][2]string{{"train", USPSTrain}, {"test", USPSTest}} {
 		if exists(s[1]) {
-			jobs = append(jobs, catalogJob{s[1], func() []Entry {
+			jobs = append(jobs, CatalogJob{s[1], func() []Entry {
 				y, err := uspsLabels(at(s[1]))
 				return []Entry{labelEntry("digits", "usps", s[0], at(s[1]), "", y, DigitsClasses, err)}
 			}})
@@ -143,7 +212,7 @@ func catalogJobs(dir string) []catalogJob {
 	for _, part := range []string{"train", "test"} {
 		lf := filepath.Join(MNISTMDir, "mnist_m_"+part+"_labels.txt")
 		if exists(lf) {
-			jobs = append(jobs, catalogJob{lf, func() []Entry {
+			jobs = append(jobs, CatalogJob{lf, func() []Entry {
 				y, err := listLabels(at(lf))
 				return []Entry{labelEntry("digits", "mnist_m", part, at(lf), "", y, DigitsClasses, err)}
 			}})
@@ -156,19 +225,56 @@ func catalogJobs(dir string) []catalogJob {
 		{"synth", "test", SynthLayout, "SynthDigits layout only: 300 MNIST-M images, not SynthDigits"},
 	} {
 		if exists(m.path) {
-			jobs = append(jobs, catalogJob{m.path, func() []Entry {
+			jobs = append(jobs, CatalogJob{m.path, func() []Entry {
 				s, err := ReadDigitsMat(at(m.path), DigitsOptions{})
 				return []Entry{labelEntry("digits", m.domain, m.split, at(m.path), m.note, s.Y, DigitsClasses, err)}
 			}})
 		}
 	}
+	return jobs
+}
+
+func officeCaltechSought() []string {
+	out := make([]string, len(OfficeCaltechDomains))
+	for i, d := range OfficeCaltechDomains {
+		out[i] = OfficeCaltechDir + "/" + OfficeCaltechFile(d)
+	}
+	return out
+}
+
+func officeCaltechJobs(dir string) []CatalogJob {
+	exists, at := present(dir)
+	var jobs []CatalogJob
+	for i, p := range officeCaltechSought() {
+		if exists(p) {
+			name := OfficeCaltechDomains[i]
+			jobs = append(jobs, CatalogJob{p, func() []Entry {
+				y, err := OfficeCaltechLabels(at(p))
+				return []Entry{labelEntry("office-caltech", name, "train", at(p), "", y, OfficeCaltechClasses, err)}
+			}})
+		}
+	}
+	return jobs
+}
+
+func officeHomeSought() []string {
+	var out []string
+	for _, name := range OfficeHomeDomains {
+		out = append(out, OfficeHomeDir+"/"+OfficeHomeFile(name), fmt.Sprintf(OfficeHomeLayout, name))
+	}
+	return out
+}
+
+func officeHomeJobs(dir string) []CatalogJob {
+	exists, at := present(dir)
+	var jobs []CatalogJob
 	for _, name := range OfficeHomeDomains {
 		for _, f := range []struct{ path, note string }{
-			{filepath.Join(OfficeHomeDir, "office_home_"+name+".npz"), ""},
+			{filepath.Join(OfficeHomeDir, OfficeHomeFile(name)), ""},
 			{fmt.Sprintf(OfficeHomeLayout, name), "Office-Home feature layout only: random values"},
 		} {
 			if exists(f.path) {
-				jobs = append(jobs, catalogJob{f.path, func() []Entry {
+				jobs = append(jobs, CatalogJob{f.path, func() []Entry {
 					d, err := ReadOfficeHomeNPZ(at(f.path), name)
 					return domainEntries([]Domain{d}, err, "office-home", at(f.path), f.note)
 				}})
@@ -178,10 +284,10 @@ func catalogJobs(dir string) []catalogJob {
 	return jobs
 }
 
-// catalogJob reads one source of a catalog.
-type catalogJob struct {
-	what string
-	run  func() []Entry
+// CatalogJob reads one source of a catalog.
+type CatalogJob struct {
+	What string         // what is read, for progress messages
+	Run  func() []Entry // the entries read
 }
 
 func idxLabels(path string) ([]int, error) {
@@ -225,16 +331,4 @@ func listLabels(path string) ([]int, error) {
 	defer f.Close()
 	_, y, err := pnglist.ReadLabels(f, path)
 	return y, err
-}
-
-// Sought returns the paths, relative to a data directory, at which
-// [Catalog] looks for data sets: a directory holding none of them lists
-// only the embedded Amazon copy.
-func Sought() []string {
-	out := []string{AmazonDir + "/", AmazonNPZ, MNISTDir + "/", USPSTrain, USPSTest, MNISTMDir + "/",
-		SVHNTrain, SVHNTest, SynthTrain, SynthTest, SVHNLayout, SynthLayout}
-	for _, name := range OfficeHomeDomains {
-		out = append(out, filepath.ToSlash(filepath.Join(OfficeHomeDir, "office_home_"+name+".npz")), fmt.Sprintf(OfficeHomeLayout, name))
-	}
-	return out
 }

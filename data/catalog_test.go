@@ -10,30 +10,48 @@ import (
 	"testing"
 )
 
+// allListers are the listers of every data set this package reads.
+var allListers = []Lister{AmazonLister, DigitsLister, OfficeCaltechLister, OfficeHomeLister}
+
+// officeCaltechRows are the rows of the Office-Caltech10 domains.
+var officeCaltechRows = map[string]int{"amazon": 958, "webcam": 295, "dslr": 157, "caltech": 1123}
+
 func TestCatalogEmbeddedOnly(t *testing.T) {
 	for _, dir := range []string{"", t.TempDir()} {
 		var msgs []string
-		entries, err := Catalog(dir, func(m string) { msgs = append(msgs, m) })
+		entries, err := Catalog(dir, allListers, func(m string) { msgs = append(msgs, m) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(entries) != 8 || len(msgs) == 0 {
-			t.Fatalf("Catalog(%q): %d entries, %d progress messages; want the 8 embedded splits", dir, len(entries), len(msgs))
+		if len(entries) != 12 || len(msgs) != 2 {
+			t.Fatalf("Catalog(%q): %d entries, %d progress messages; want the 8 embedded Amazon splits and the 4 Office-Caltech10 domains, from 2 jobs", dir, len(entries), len(msgs))
 		}
 		for _, e := range entries {
-			if e.Source != "embedded" || e.Dataset != "amazon" || e.Error != "" {
+			if e.Source != "embedded" || e.Error != "" {
 				t.Errorf("Catalog(%q): unexpected entry %+v", dir, e)
 			}
-			want := 2000
-			if e.Split == "test" {
-				want = amazonTotals[e.Domain] - 2000
+			var want, classes int
+			switch e.Dataset {
+			case "amazon":
+				want, classes = 2000, 2
+				if e.Split == "test" {
+					want = amazonTotals[e.Domain] - 2000
+				}
+			case "office-caltech":
+				want, classes = officeCaltechRows[e.Domain], OfficeCaltechClasses
+			default:
+				t.Errorf("Catalog(%q): entry of %s", dir, e.Dataset)
 			}
-			if e.Count != want || len(e.Histogram) != 2 || e.Histogram[0]+e.Histogram[1] != want {
-				t.Errorf("%s %s: count %d histogram %v, want %d", e.Domain, e.Split, e.Count, e.Histogram, want)
+			sum := 0
+			for _, n := range e.Histogram {
+				sum += n
+			}
+			if e.Count != want || len(e.Histogram) != classes || sum != want {
+				t.Errorf("%s %s %s: count %d histogram %v, want %d", e.Dataset, e.Domain, e.Split, e.Count, e.Histogram, want)
 			}
 		}
 	}
-	if _, err := Catalog(filepath.Join(t.TempDir(), "missing"), nil); err == nil {
+	if _, err := Catalog(filepath.Join(t.TempDir(), "missing"), allListers, nil); err == nil {
 		t.Error("Catalog of a missing directory succeeded")
 	}
 }
@@ -47,7 +65,7 @@ func TestCatalogDataDir(t *testing.T) {
 	// bzip2 and amazon.npz), whose readers are tested on their own; the cmd
 	// tests list the full directory.
 	dir := t.TempDir()
-	for _, p := range []string{AmazonDir, MNISTDir, MNISTMDir, SVHNLayout, SynthLayout, fmt.Sprintf(OfficeHomeLayout, "art")} {
+	for _, p := range []string{AmazonDir, MNISTDir, MNISTMDir, SVHNLayout, SynthLayout, fmt.Sprintf(OfficeHomeLayout, "art"), OfficeCaltechDir} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +73,7 @@ func TestCatalogDataDir(t *testing.T) {
 			t.Skipf("cannot link the shared data: %v", err)
 		}
 	}
-	entries, err := Catalog(dir, nil)
+	entries, err := Catalog(dir, allListers, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +99,9 @@ func TestCatalogDataDir(t *testing.T) {
 		{"digits", "svhn", "test", "svhn_layout", 300, true},
 		{"digits", "synth", "test", "synth_layout", 300, true},
 		{"office-home", "art", "train", "office_home_art", 130, true},
+		{"office-caltech", "dslr", "train", "dslr_SURF_L10.mat", 157, false},
+		{"office-caltech", "caltech", "train", "Caltech10_SURF_L10.mat", 1123, false},
+		{"office-caltech", "caltech", "train", "embedded", 1123, false},
 	} {
 		e := find(w.dataset, w.domain, w.split, w.source)
 		if e == nil {
@@ -105,7 +126,7 @@ func TestCatalogBadFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, USPSTrain), []byte("11 1:0.5\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := Catalog(dir, nil)
+	entries, err := Catalog(dir, allListers, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,17 +17,20 @@
 //	mnist_m/mnist_m_{train,test}/*.png with mnist_m_{train,test}_labels.txt
 //	svhn/{train,test}_32x32.mat                 X 32x32x3xN uint8, y with 10 for digit 0
 //	synth/synth_{train,test}_32x32.mat          the same layout as SVHN
+//	office_caltech/<domain>_SURF_L10.mat        fts N x 800 counts, labels 1..10
 //	office_home/office_home_<domain>.npz        x float32 N x 2048, y int64
 //
 // The Load functions are strict: they refuse, naming the file, a split whose
-// rows differ from every published form of its data set ([KnownEditions])
-// and a file whose SHA-256 differs from a SHA256SUMS list in its folder or
-// the folder above. [LoadOptions].AllowUnverified accepts such data (one's
+// rows differ from every published form of its data set (given by the data
+// set registry as [LoadOptions].Editions) and a file whose SHA-256 differs
+// from a SHA256SUMS list in its folder or the folder above. [LoadOptions].AllowUnverified accepts such data (one's
 // own, in a data set's layout) and records each waived check in
 // Domain.Unverified. See integrity.go.
 //
 // With no data directory, [LoadAmazon] decodes a compressed copy of the Amazon
-// data embedded in the binary (checked against its SHA-256 sum).
+// data embedded in the binary, and [LoadOfficeCaltech] reads the
+// Office-Caltech10 files embedded as they are (each checked against its
+// SHA-256 sum).
 //
 // Every digit domain is delivered as 3x32x32 images in CHW order, held as
 // bytes (one grey plane for MNIST and USPS) with a scale for raw 0-255 or

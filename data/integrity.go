@@ -17,8 +17,9 @@ import (
 // Strict loading. The Load functions check what they read against the
 // published data sets:
 //
-//   - the rows of every split against KnownEditions, the sizes of the
-//     published forms of each domain;
+//   - the rows of every split against LoadOptions.Editions, the sizes of
+//     the published forms of each domain, which the data set registry
+//     (package wadn/dataset) declares;
 //   - every file read (the PNG images of MNIST-M excepted) against the
 //     SHA256SUMS lists in its folder and in the folder above it (the data
 //     directory for the layout of package data), where a list names it.
@@ -40,6 +41,11 @@ type LoadOptions struct {
 	// beside them. Each waived check is recorded in Domain.Unverified
 	// instead of failing the load.
 	AllowUnverified bool
+	// Editions are the published forms of the domains, by domain name (the
+	// data set registry's, package wadn/dataset). When set, a domain loaded
+	// from files must have a form listed here: a name it lacks is refused
+	// as well. Nil checks no rows.
+	Editions map[string][]Edition
 }
 
 // ErrUnverified is wrapped by every *IntegrityError.
@@ -62,28 +68,6 @@ func (e *IntegrityError) Unwrap() error { return ErrUnverified }
 type Edition struct {
 	Train, Test int
 	Note        string // which form, for domains published in several
-}
-
-// KnownEditions lists the published forms of every domain that is read
-// from files, keyed "dataset/domain" (Domain.Dataset and Domain.Name).
-// Office-Home has no test split.
-var KnownEditions = map[string][]Edition{
-	"amazon/books":       {{Train: 2000, Test: 4465}},
-	"amazon/dvd":         {{Train: 2000, Test: 3586}},
-	"amazon/electronics": {{Train: 2000, Test: 5681}},
-	"amazon/kitchen":     {{Train: 2000, Test: 5945}},
-	"digits/mnist":       {{Train: 60000, Test: 10000}},
-	"digits/usps":        {{Train: 7291, Test: 2007}},
-	"digits/mnist_m": {
-		{Train: 59001, Test: 9001, Note: "the public release"},
-		{Train: 10000, Test: 2000, Note: "the first 10000 training and 2000 test images of the public release"},
-	},
-	"digits/svhn":            {{Train: 73257, Test: 26032}},
-	"digits/synth":           {{Train: 479400, Test: 9553}},
-	"office-home/art":        {{Train: 2427}},
-	"office-home/clipart":    {{Train: 4365}},
-	"office-home/product":    {{Train: 4439}},
-	"office-home/real_world": {{Train: 4357}},
 }
 
 // Unverified returns every waived check recorded in the domains, each
@@ -163,12 +147,15 @@ func (c *checker) checkSum(path string) error {
 }
 
 // counts checks the rows of d's splits, read from the files train and test
-// ("" for a domain without a test split), against KnownEditions.
+// ("" for a domain without a test split), against the options' Editions.
 func (c *checker) counts(d *Domain, train, test string) error {
-	key := d.Dataset + "/" + d.Name
-	eds := KnownEditions[key]
-	if len(eds) == 0 {
+	if c.opt.Editions == nil {
 		return nil
+	}
+	key := d.Dataset + "/" + d.Name
+	eds := c.opt.Editions[d.Name]
+	if len(eds) == 0 {
+		return &IntegrityError{File: train, Problem: fmt.Sprintf("the registry gives no published size of a domain %s", key)}
 	}
 	n := [2]int{d.Train.Len(), d.Test.Len()}
 	files := [2]string{train, test}

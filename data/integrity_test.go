@@ -12,6 +12,18 @@ import (
 	"github.com/wadn-go/wadn/internal/datadir"
 )
 
+// testEditions are published sizes of domains, as the data set registry
+// (package wadn/dataset) declares them and passes them to the loaders.
+var testEditions = map[string][]Edition{
+	"books": {{Train: 2000, Test: 4465}}, "dvd": {{Train: 2000, Test: 3586}},
+	"electronics": {{Train: 2000, Test: 5681}}, "kitchen": {{Train: 2000, Test: 5945}},
+	"usps": {{Train: 7291, Test: 2007}},
+	"mnist_m": {
+		{Train: 59001, Test: 9001, Note: "the public release"},
+		{Train: 10000, Test: 2000, Note: "the first 10000 training and 2000 test images of the public release"},
+	},
+}
+
 // TestAmazonStrict builds damaged copies of the Amazon data and checks that
 // LoadAmazon refuses them naming the file, with and without the
 // directory's SHA256SUMS, and that AllowUnverified loads them and says so.
@@ -47,7 +59,7 @@ func TestAmazonStrict(t *testing.T) {
 			if err := datadir.CopyAmazon(shared, dir, tc.sums, tc.edits); err != nil {
 				t.Fatal(err)
 			}
-			ds, err := LoadAmazon(dir)
+			ds, err := LoadAmazonWith(dir, LoadOptions{Editions: testEditions})
 			if tc.wantFile == "" {
 				if err != nil || len(ds) != 4 || len(Unverified(ds)) != 0 {
 					t.Fatalf("intact copy: %d domains, %v, unverified %q", len(ds), err, Unverified(ds))
@@ -67,7 +79,7 @@ func TestAmazonStrict(t *testing.T) {
 					t.Errorf("error does not say %q: %s", p, msg)
 				}
 			}
-			ds, err = LoadAmazonWith(dir, LoadOptions{AllowUnverified: true})
+			ds, err = LoadAmazonWith(dir, LoadOptions{AllowUnverified: true, Editions: testEditions})
 			if err != nil || len(ds) != 4 {
 				t.Fatalf("AllowUnverified: %d domains, %v", len(ds), err)
 			}
@@ -101,7 +113,7 @@ func TestEditions(t *testing.T) {
 		{9999, 2000, []string{"train.txt: 9999 rows", "has 59001 (the public release) or 10000 (the first"}},
 		{0, 0, []string{"train.txt: 0 rows", "test.txt: 0 rows"}},
 	} {
-		err := newChecker(LoadOptions{}).counts(dom(tc.train, tc.test), "train.txt", "test.txt")
+		err := newChecker(LoadOptions{Editions: testEditions}).counts(dom(tc.train, tc.test), "train.txt", "test.txt")
 		name := fmt.Sprintf("%d/%d", tc.train, tc.test)
 		if tc.want == nil {
 			if err != nil {
@@ -118,7 +130,7 @@ func TestEditions(t *testing.T) {
 				t.Errorf("%s: error %q does not say %q", name, err, p)
 			}
 		}
-		c := newChecker(LoadOptions{AllowUnverified: true})
+		c := newChecker(LoadOptions{AllowUnverified: true, Editions: testEditions})
 		d := dom(tc.train, tc.test)
 		if err := c.counts(d, "train.txt", "test.txt"); err != nil {
 			t.Errorf("%s: AllowUnverified: %v", name, err)
@@ -130,17 +142,34 @@ func TestEditions(t *testing.T) {
 	}
 }
 
+// TestEditionsUnknownDomain: with editions given, a domain they do not name
+// is refused, AllowUnverified or not: the registry and the reader disagree
+// on its name. Without editions no rows are checked.
+func TestEditionsUnknownDomain(t *testing.T) {
+	d := &Domain{Dataset: "office-home", Name: "real", Train: Split{Y: make([]int, 3)}}
+	for _, allow := range []bool{false, true} {
+		err := newChecker(LoadOptions{AllowUnverified: allow, Editions: testEditions}).counts(d, "x.npz", "")
+		if err == nil || !strings.Contains(err.Error(), "x.npz: the registry gives no published size of a domain office-home/real") {
+			t.Errorf("AllowUnverified %v: %v", allow, err)
+		}
+	}
+	if err := newChecker(LoadOptions{}).counts(d, "x.npz", ""); err != nil {
+		t.Errorf("no editions: %v", err)
+	}
+}
+
 // TestUSPSStrict: a USPS file of the right layout but three rows is
 // refused, naming it; the SHA256SUMS of its folder is checked too.
 func TestUSPSStrict(t *testing.T) {
 	dir := t.TempDir()
 	rows := "1 1:-1 2:0.5\n10 256:1\n3 7:0.25\n"
 	writeTree(t, dir, map[string]string{USPSTrain: rows, USPSTest: rows})
-	_, err := LoadUSPS(dir, DigitsOptions{})
+	strict := DigitsOptions{LoadOptions: LoadOptions{Editions: testEditions}}
+	_, err := LoadUSPS(dir, strict)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, USPSTrain)+": 3 rows, but the digits/usps training split has 7291") {
 		t.Errorf("three-row USPS files: %v", err)
 	}
-	d, err := LoadUSPS(dir, DigitsOptions{LoadOptions: LoadOptions{AllowUnverified: true}})
+	d, err := LoadUSPS(dir, DigitsOptions{LoadOptions: LoadOptions{AllowUnverified: true, Editions: testEditions}})
 	if err != nil || d.Train.Len() != 3 || len(d.Unverified) != 2 {
 		t.Errorf("AllowUnverified: %d rows, %v, unverified %q", d.Train.Len(), err, d.Unverified)
 	}

@@ -23,6 +23,10 @@ const (
 // Real World.
 var OfficeHomeDomains = []string{"art", "clipart", "product", "real_world"}
 
+// OfficeHomeFile returns the name of a domain's archive within
+// OfficeHomeDir: office_home_<domain>.npz, the name the authors' code reads.
+func OfficeHomeFile(domain string) string { return "office_home_" + domain + ".npz" }
+
 // OfficeHomeLayout is the path pattern, within a data directory, of the
 // layout-only archives (random values) used to test the reader.
 const OfficeHomeLayout = "formats/office_home_%s.npz"
@@ -36,10 +40,10 @@ func LoadOfficeHome(dir, name string) (Domain, error) {
 }
 
 // LoadOfficeHomeWith is LoadOfficeHome with the integrity checks set by
-// opt: the rows against KnownEditions and the SHA256SUMS lists of
+// opt: the rows against opt.Editions and the SHA256SUMS lists of
 // dir/office_home and dir.
 func LoadOfficeHomeWith(dir, name string, opt LoadOptions) (Domain, error) {
-	path := filepath.Join(dir, OfficeHomeDir, "office_home_"+name+".npz")
+	path := filepath.Join(dir, OfficeHomeDir, OfficeHomeFile(name))
 	c := newChecker(opt)
 	wait := c.sum(path)
 	d, err := ReadOfficeHomeNPZ(path, name)

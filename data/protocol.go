@@ -62,6 +62,10 @@ type Protocol struct {
 	// KeepClasses is, in the Partial scenario, the number of classes kept in
 	// the target, chosen at random from the seed.
 	KeepClasses int
+	// Stratified draws, in the Limited scenario, the labelled share of every
+	// class of the target apart: round(LabelledFraction*n_c) of the n_c
+	// rows of class c. Otherwise the labelled rows are drawn from all.
+	Stratified bool
 	// Pool draws the TrainSize samples of every domain from its train and
 	// test splits together, and takes the target's test set (TestSize of
 	// them, or all) and each source's held-out set from the samples not
@@ -96,6 +100,16 @@ func DigitsProtocol(s Scenario) Protocol {
 // the target.
 func OfficeHomeProtocol(s Scenario) Protocol {
 	return Protocol{Scenario: s, LabelledFraction: 0.1, KeepClasses: 35}
+}
+
+// OfficeCaltechProtocol returns the usual protocol of Office-Caltech10:
+// every row of every domain, no source thinning (the label distributions
+// differ by nature), the target's rows both its unlabelled training sample
+// and its test set; for Limited 10% of the target's rows, stratified by
+// class, labelled and the other 90% the test set; for Partial 5 of the 10
+// classes kept in the target.
+func OfficeCaltechProtocol(s Scenario) Protocol {
+	return Protocol{Scenario: s, LabelledFraction: 0.1, KeepClasses: 5, Stratified: true}
 }
 
 // Subset is a Split drawn from a domain, with the rows it was drawn from so
@@ -242,11 +256,16 @@ func (p Protocol) Build(target Domain, sources []Domain, seed uint64) (*Task, er
 		if !(f > 0 && f < 1) {
 			return nil, fmt.Errorf("protocol: labelled fraction %v outside (0, 1)", f)
 		}
-		perm := slices.Clone(trainRows)
 		r := newRand(seed, "labelled", target.Name)
-		r.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		n := int(math.Round(f * float64(len(perm))))
-		lab, test := perm[:n], perm[n:]
+		var lab, test []int
+		if p.Stratified {
+			lab, test = stratified(trainRows, target.Train.Y, k, f, r)
+		} else {
+			perm := slices.Clone(trainRows)
+			r.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+			n := int(math.Round(f * float64(len(perm))))
+			lab, test = perm[:n], perm[n:]
+		}
 		slices.Sort(lab)
 		slices.Sort(test)
 		t.TargetTrain = subset(target, from, &target.Train, lab)
@@ -367,6 +386,22 @@ func (p Protocol) thin(rows []int, y []int, r *rand.Rand) []int {
 		}
 	}
 	return kept
+}
+
+// stratified splits rows into a labelled share, round(f*n_c) of the n_c
+// rows of every class c drawn at random, and the rest, each in no order.
+func stratified(rows, y []int, k int, f float64, r *rand.Rand) (lab, rest []int) {
+	byClass := make([][]int, k)
+	for _, i := range rows {
+		byClass[y[i]] = append(byClass[y[i]], i)
+	}
+	for _, of := range byClass {
+		r.Shuffle(len(of), func(i, j int) { of[i], of[j] = of[j], of[i] })
+		n := int(math.Round(f * float64(len(of))))
+		lab = append(lab, of[:n]...)
+		rest = append(rest, of[n:]...)
+	}
+	return lab, rest
 }
 
 func keepClasses(rows []int, y []int, classes []int) []int {

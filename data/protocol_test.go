@@ -177,6 +177,60 @@ func TestProtocolLimited(t *testing.T) {
 	}
 }
 
+// TestProtocolLimitedStratified draws the labelled tenth of every class of
+// a target without a test split apart: round(0.1*n_c) of class c, the rest
+// the test set, the draw fixed by the seed and changing with it.
+func TestProtocolLimitedStratified(t *testing.T) {
+	sizes := []int{8, 24, 13, 15} // 1, 2, 1 and 2 labelled
+	tgt := Domain{Dataset: "toy", Name: "t"}
+	var y []int
+	for c, n := range sizes {
+		for range n {
+			y = append(y, c)
+		}
+	}
+	x := make([]float32, len(y))
+	for i := range x {
+		x[i] = float32(i)
+	}
+	tgt.Train = Split{Dense: &Dense{N: len(y), Shape: []int{1}, X: x}, Y: y, NumClasses: 4}
+	tgt.Test = Split{NumClasses: 4}
+	src := toyDomain("s", 40, 0, 4)
+	p := OfficeCaltechProtocol(Limited)
+	draw := func(seed uint64) *Task {
+		task, err := p.Build(tgt, []Domain{src}, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task
+	}
+	a, b := draw(1), draw(2)
+	for _, task := range []*Task{a, b} {
+		if h := task.TargetTrain.Histogram(); !slices.Equal(h, []int{1, 2, 1, 2}) {
+			t.Errorf("labelled per class %v, want [1 2 1 2]", h)
+		}
+		all := append(slices.Clone(task.TargetTrain.Rows), task.TargetTest.Rows...)
+		slices.Sort(all)
+		if !slices.Equal(all, span(0, len(y))) || task.TargetTest.Len() != len(y)-6 || !slices.IsSorted(task.TargetTest.Rows) {
+			t.Errorf("labelled %v and test rows do not split the target's %d rows", task.TargetTrain.Rows, len(y))
+		}
+		if task.Sources[0].Len() != 40 {
+			t.Errorf("source of %d rows, want all 40 (no thinning)", task.Sources[0].Len())
+		}
+	}
+	if !slices.Equal(draw(1).TargetTrain.Rows, a.TargetTrain.Rows) || slices.Equal(a.TargetTrain.Rows, b.TargetTrain.Rows) {
+		t.Errorf("seed 1 twice: %v, %v; seed 2: %v", a.TargetTrain.Rows, draw(1).TargetTrain.Rows, b.TargetTrain.Rows)
+	}
+	// In UDA the target's rows are its training sample and its test set.
+	u, err := OfficeCaltechProtocol(UDA).Build(tgt, []Domain{src}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(u.TargetTrain.Rows, span(0, len(y))) || !slices.Equal(u.TargetTest.Rows, span(0, len(y))) {
+		t.Errorf("uda target: train %d rows, test %d rows, want all %d in both", u.TargetTrain.Len(), u.TargetTest.Len(), len(y))
+	}
+}
+
 func TestProtocolPartial(t *testing.T) {
 	ds := toyDomains()
 	p := Protocol{Scenario: Partial, KeepClasses: 4}

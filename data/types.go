@@ -381,7 +381,7 @@ type Domain struct {
 	Train   Split
 	Test    Split
 	// Unverified lists the integrity checks that failed and were waived
-	// by LoadOptions.AllowUnverified (see KnownEditions), each naming the
+	// by LoadOptions.AllowUnverified (see LoadOptions.Editions), each naming the
 	// file; empty when the data passed every check.
 	Unverified []string
 }

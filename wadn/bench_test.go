@@ -49,8 +49,7 @@ func benchImages(name string, n int, seed uint64) data.Subset {
 
 // benchStep times WADN's training step with the defaults of ds on task.
 func benchStep(b *testing.B, task *data.Task, ds *dataset.Dataset, net nets.Network, batch int) {
-	s := Defaults(ds, data.UDA)
-	a, err := newAlgo(&s)
+	a, err := newAlgo(Method.Settings(ds, data.UDA).(*Settings))
 	if err != nil {
 		b.Fatal(err)
 	}

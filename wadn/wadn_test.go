@@ -34,7 +34,7 @@ type config struct {
 // tinyConfig returns the Amazon defaults of scenario sc on the fixture's
 // network, three epochs of batches of 8, alpha and lambda from epoch 2.
 func tinyConfig(sc data.Scenario) config {
-	c := config{sc: sc, s: Defaults(dataset.Amazon, sc), tr: fixture.Train(), net: fixture.Net()}
+	c := config{sc: sc, s: *Method.Settings(dataset.Amazon, sc).(*Settings), tr: fixture.Train(), net: fixture.Net()}
 	c.s.AlphaStart, c.s.LambdaStart = 2, 2
 	return c
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/datadir"
+	"github.com/wadn-go/wadn/wadn/dataset"
 )
 
 func init() {
@@ -24,7 +25,7 @@ func init() {
 	dataSubcommands = map[string]*command{
 		"ls": {
 			name:    "data ls",
-			summary: "list the domains of the data directory and the embedded Amazon copy, with split sizes and label histograms",
+			summary: "list the domains of the data directory and the copies embedded in the binary, with split sizes and label histograms",
 			usage:   "[--data DIR] [--json]",
 			run:     runDataLs,
 		},
@@ -82,7 +83,7 @@ func parseDataFlags(fs *flag.FlagSet, args []string) error {
 
 // dataDirFlag adds --data, defaulting to $WADN_DATA.
 func dataDirFlag(fs *flag.FlagSet) *string {
-	return fs.String("data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+"; none: only the embedded Amazon copy)")
+	return fs.String("data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+"; none: only the copies embedded in the binary)")
 }
 
 func runDataLs(ctx context.Context, e *env, args []string) error {
@@ -96,7 +97,7 @@ func runDataLs(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "wadn data ls: unexpected arguments %q\n", fs.Args())
 		return errUsage
 	}
-	entries, err := data.Catalog(*dir, func(msg string) { fmt.Fprintln(e.stderr, msg) })
+	entries, err := dataset.Catalog(*dir, func(msg string) { fmt.Fprintln(e.stderr, msg) })
 	if err != nil {
 		return err
 	}
@@ -139,8 +140,8 @@ func runDataLs(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if *dir != "" && !fromDataDir(entries) {
-		fmt.Fprintf(e.stderr, "wadn data ls: %s holds no data set (looked for %s); only the embedded Amazon copy is listed\n",
-			*dir, strings.Join(data.Sought(), ", "))
+		fmt.Fprintf(e.stderr, "wadn data ls: %s holds no data set (looked for %s); only the embedded copies are listed\n",
+			*dir, strings.Join(dataset.Sought(), ", "))
 	}
 	if failed > 0 {
 		return &exitError{1}

@@ -24,6 +24,7 @@ type lsEntry struct {
 
 func TestDataLsWithoutDataDir(t *testing.T) {
 	totals := map[string]int{"books": 6465, "dvd": 5586, "electronics": 7681, "kitchen": 7945}
+	ocRows := map[string]int{"amazon": 958, "webcam": 295, "dslr": 157, "caltech": 1123}
 	for _, tc := range []struct {
 		name string
 		env  string
@@ -42,11 +43,21 @@ func TestDataLsWithoutDataDir(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &entries); err != nil {
 			t.Fatalf("%s: output is not a JSON array: %v\n%s", tc.name, err, out)
 		}
-		if len(entries) != 8 {
-			t.Fatalf("%s: %d entries, want 8 (4 embedded Amazon domains x 2 splits)", tc.name, len(entries))
+		if len(entries) != 12 {
+			t.Fatalf("%s: %d entries, want 12 (4 embedded Amazon domains x 2 splits, 4 embedded Office-Caltech10 domains)", tc.name, len(entries))
 		}
 		counts := map[string]int{}
 		for _, e := range entries {
+			if e.Dataset == "office-caltech" {
+				sum := 0
+				for _, n := range e.Histogram {
+					sum += n
+				}
+				if e.Source != "embedded" || len(e.Histogram) != 10 || sum != e.Count || e.Count != ocRows[e.Domain] {
+					t.Errorf("%s: entry %+v", tc.name, e)
+				}
+				continue
+			}
 			if e.Dataset != "amazon" || e.Source != "embedded" || len(e.Histogram) != 2 || e.Histogram[0]+e.Histogram[1] != e.Count {
 				t.Errorf("%s: entry %+v", tc.name, e)
 			}
@@ -71,7 +82,8 @@ func TestDataLsTable(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 9 || !strings.HasPrefix(lines[0], "DATASET") || !strings.Contains(out, "electronics") || !strings.Contains(out, "1000 1000") {
+	if len(lines) != 13 || !strings.HasPrefix(lines[0], "DATASET") || !strings.Contains(out, "electronics") || !strings.Contains(out, "1000 1000") ||
+		!strings.Contains(out, "12 21 12 13 10 24 22 12 8 23") {
 		t.Errorf("table:\n%s", out)
 	}
 }

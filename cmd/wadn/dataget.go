@@ -9,6 +9,7 @@ import (
 
 	"github.com/wadn-go/wadn/data/fetch"
 	"github.com/wadn-go/wadn/internal/datadir"
+	"github.com/wadn-go/wadn/wadn/dataset"
 )
 
 func runDataGet(ctx context.Context, e *env, args []string) error {
@@ -27,10 +28,10 @@ func runDataGet(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "wadn data get: want one NAME, got %q\n", pos)
 		return errUsage
 	}
-	d, ok := fetch.Lookup(pos[0])
+	d, ok := dataset.Download(pos[0])
 	if !ok {
 		var names []string
-		for _, d := range fetch.Datasets {
+		for _, d := range dataset.Downloads() {
 			names = append(names, d.Name)
 		}
 		fmt.Fprintf(e.stderr, "wadn data get: unknown data set %q (want one of %s)\n", pos[0], strings.Join(names, ", "))
@@ -66,7 +67,7 @@ func runDataGet(ctx context.Context, e *env, args []string) error {
 func listDatasets(e *env) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tFILES\tCHECKSUMS\tNOTE")
-	for _, d := range fetch.Datasets {
+	for _, d := range dataset.Downloads() {
 		sha, md := 0, 0
 		for _, f := range d.Files {
 			if f.SHA256 != "" {

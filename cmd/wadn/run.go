@@ -17,6 +17,7 @@ import (
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/internal/datadir"
 	"github.com/wadn-go/wadn/internal/numerics"
+	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/experiment"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/trainer"
@@ -49,7 +50,7 @@ func newRunFlags(c *command, e *env) *runFlags {
 	r := &runFlags{fs: newFlagSet(c, e)}
 	fs := r.fs
 	fs.StringVar(&r.config, "config", "", "experiment file: a JSON object of flags and settings by name (flags given here override it)")
-	fs.String("dataset", "amazon", "data set: amazon, digits or office-home")
+	fs.String("dataset", "amazon", "data set: "+strings.Join(dataset.Names(), ", "))
 	fs.String("target", "", "target domain (default: kitchen for amazon, mnist for digits)")
 	fs.String("sources", "", "comma-separated source domains (default: every other domain)")
 	fs.String("scenario", "uda", "scenario: uda (unsupervised), limited (10% target labels) or partial")

@@ -41,7 +41,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{[]string{"run", "--method", "darn", "--mdan-gamma", "2"}, "--mdan-gamma is not a setting of method darn on amazon (it is one of mdan)"},
 		{[]string{"run", "--method", "dann", "--c0", "0.1"}, "--c0 is not a setting of method dann"},
 		{[]string{"run", "--scenario", "limited", "--alpha", "held-out"}, "--alpha is not read in the limited scenario"},
-		{[]string{"run", "--dataset", "digits", "--depth", "1"}, "--depth is not a setting of method wadn on digits (it is one of data set amazon)"},
+		{[]string{"run", "--dataset", "digits", "--depth", "1"}, "--depth is not a setting of method wadn on digits (it is one of data set amazon, data set office-caltech)"},
 		{[]string{"run", "--set", "c0"}, `"c0": want NAME=VALUE`},
 		{[]string{"run", "--set", "bogus=1"}, "bogus is no setting"},
 		{[]string{"run", "--centroids", "hidden"}, "hidden layer"},
@@ -192,9 +192,9 @@ func TestRunHelp(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"  c0 (number)", "default: amazon uda, digits uda/partial: 0.02; amazon limited, digits limited, office-home limited: 0.002; office-home uda/partial: 0.01",
-		"  lr (number)", "default: amazon uda/limited, digits uda/limited/partial: 0.5; office-home uda/limited/partial: 1",
-		"  lambda-distance (both|explicit)", "default: amazon uda/limited, digits limited, office-home uda/limited/partial: both; digits uda/partial: explicit",
+		"  c0 (number)", "default: amazon uda, digits uda/partial, office-caltech uda/partial: 0.02; amazon limited, digits limited, office-caltech limited, office-home limited: 0.002; office-home uda/partial: 0.01",
+		"  lr (number)", "default: amazon uda/limited, digits uda/limited/partial, office-caltech uda/limited/partial: 0.5; office-home uda/limited/partial: 1",
+		"  lambda-distance (both|explicit)", "default: amazon uda/limited, digits limited, office-caltech uda/limited/partial, office-home uda/limited/partial: both; digits uda/partial: explicit",
 		"  c1 (number|max)", "  train-size (integer|all)", "  explicit-start (integer|align)",
 		"  split (pool|fixed)",
 		"--hidden-centroids: --centroids hidden",

@@ -2,7 +2,8 @@
 // the layout package data reads.
 //
 // Each data set is a list of files, each with mirrors tried in order and a
-// published checksum (Datasets, catalog.go). A file is downloaded into
+// published checksum; the data set registry (package wadn/dataset) declares
+// every data set's. A file is downloaded into
 // PATH.part beside its destination; an interrupted download is resumed from
 // there with an HTTP Range request, in the same call (a few attempts per
 // mirror) or a later one. The finished file is checked against its size and

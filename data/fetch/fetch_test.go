@@ -262,28 +262,3 @@ func TestUnpack(t *testing.T) {
 		t.Error("an entry was written outside the data directory")
 	}
 }
-
-// TestCatalog checks the typed mirror list: every data set has files with
-// mirrors and a checksum of the right length, or says why it has none.
-func TestCatalog(t *testing.T) {
-	seen := map[string]bool{}
-	for _, d := range Datasets {
-		if seen[d.Name] || d.Note == "" {
-			t.Errorf("%s: repeated or without a note", d.Name)
-		}
-		seen[d.Name] = true
-		for _, f := range d.Files {
-			if len(f.URLs) == 0 || !fs.ValidPath(f.Path) || f.Source == "" {
-				t.Errorf("%s: %s: %d mirrors, source %q", d.Name, f.Path, len(f.URLs), f.Source)
-			}
-			if _, err := hex.DecodeString(f.SHA256 + f.MD5); err != nil || !(len(f.SHA256) == 64 && f.MD5 == "" || f.SHA256 == "" && len(f.MD5) == 32) {
-				t.Errorf("%s: %s: want one SHA-256 or, failing that, one MD5", d.Name, f.Path)
-			}
-		}
-	}
-	for _, name := range []string{"amazon", "mnist", "usps", "mnist_m", "svhn", "synth", "office_home"} {
-		if _, ok := Lookup(name); !ok {
-			t.Errorf("no data set %s", name)
-		}
-	}
-}

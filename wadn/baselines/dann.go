@@ -6,7 +6,6 @@ import (
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn"
-	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )
 
@@ -18,7 +17,7 @@ import (
 // baseline numbers come from.
 var DANN = method.Define("dann", everyScenario,
 	"sources merged, one domain classifier, gradient reversal",
-	func(*dataset.Dataset, data.Scenario) DANNSettings { return DANNSettings{Mu: 1e-2} },
+	func(data.Scenario) DANNSettings { return DANNSettings{Mu: 1e-2} },
 	func(s *DANNSettings) (method.Algorithm, error) {
 		if err := checkWeights(map[string]float64{"mu": s.Mu, "target-weight": s.TargetWeight}); err != nil {
 			return nil, err

@@ -8,7 +8,6 @@ import (
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn"
-	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )
 
@@ -29,13 +28,7 @@ import (
 // parameter name, as three optimisers would keep it).
 var M3SDA = method.Define("m3sda", udaAndLimited,
 	"moment matching up to order 4, two classifiers, three-step update",
-	func(ds *dataset.Dataset, _ data.Scenario) M3SDASettings {
-		s := M3SDASettings{Mu: 5e-4, Order: 4}
-		if ds == dataset.Digits {
-			s.Mu = 1e-7
-		}
-		return s
-	},
+	func(data.Scenario) M3SDASettings { return M3SDASettings{Mu: 5e-4, Order: 4} },
 	func(s *M3SDASettings) (method.Algorithm, error) {
 		if err := checkWeights(map[string]float64{"m3sda-mu": s.Mu, "target-weight": s.TargetWeight}); err != nil {
 			return nil, err
@@ -48,7 +41,7 @@ var M3SDA = method.Define("m3sda", udaAndLimited,
 
 // M3SDASettings are the settings of M3SDA.
 type M3SDASettings struct {
-	Mu      float64 `setting:"m3sda-mu" help:"weight of the moment-matching term (the DARN code's models: 5e-4 for the Amazon MLP, 1e-7 for the Digits CNN)"`
+	Mu      float64 `setting:"m3sda-mu" help:"weight of the moment-matching term (the DARN code's models: 5e-4 for the MLP, 1e-7 for the Digits CNN, which the digits data set sets)"`
 	Order   int     `setting:"m3sda-order" help:"highest matched moment"`
 	Central bool    `setting:"m3sda-central" help:"match the moments of order 2 and up about each domain's mean, as the M3SDA code (default: raw moments, as the DARN code)"`
 	Labelled

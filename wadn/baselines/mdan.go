@@ -11,7 +11,6 @@ import (
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/numerics"
 	"github.com/wadn-go/wadn/nn"
-	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )
 
@@ -25,7 +24,7 @@ import (
 // Mu*min_t D_t. The epoch's mean weights are kept as lambda.
 var MDAN = method.Define("mdan", udaAndLimited,
 	"a domain classifier per source, soft-max aggregation (mdan-hard: hard-max)",
-	func(*dataset.Dataset, data.Scenario) MDANSettings { return MDANSettings{Mu: 1e-2, Gamma: 10} },
+	func(data.Scenario) MDANSettings { return MDANSettings{Mu: 1e-2, Gamma: 10} },
 	func(s *MDANSettings) (method.Algorithm, error) {
 		if err := checkWeights(map[string]float64{"mu": s.Mu, "target-weight": s.TargetWeight}); err != nil {
 			return nil, err
@@ -50,7 +49,7 @@ type MDANSettings struct {
 // ||a||_2. The epoch's mean weights are kept as lambda.
 var DARN = method.Define("darn", everyScenario,
 	"a domain classifier per source, weights by DARN's L2 projection onto the simplex",
-	func(*dataset.Dataset, data.Scenario) DARNSettings { return DARNSettings{Mu: 1e-2, Gamma: 1} },
+	func(data.Scenario) DARNSettings { return DARNSettings{Mu: 1e-2, Gamma: 1} },
 	func(s *DARNSettings) (method.Algorithm, error) {
 		if err := checkWeights(map[string]float64{"mu": s.Mu, "target-weight": s.TargetWeight}); err != nil {
 			return nil, err

@@ -5,7 +5,6 @@ import (
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/numerics"
 	"github.com/wadn-go/wadn/nn"
-	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )
 
@@ -22,7 +21,7 @@ import (
 // over the epoch, are kept as lambda.
 var MDMN = method.Define("mdmn", udaAndLimited,
 	"multi-domain critic with WGAN-GP and pairwise domain weights",
-	func(*dataset.Dataset, data.Scenario) MDMNSettings { return MDMNSettings{Mu: 1e-2, GP: 10} },
+	func(data.Scenario) MDMNSettings { return MDMNSettings{Mu: 1e-2, GP: 10} },
 	func(s *MDMNSettings) (method.Algorithm, error) {
 		if err := checkWeights(map[string]float64{"mu": s.Mu, "gp": s.GP, "target-weight": s.TargetWeight}); err != nil {
 			return nil, err

@@ -7,7 +7,6 @@ import (
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn"
-	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )
 
@@ -24,7 +23,7 @@ import (
 // entropy) are taken as one step on their sum.
 var MME = method.Define("mme", []data.Scenario{data.Limited},
 	"limited labels: minimax entropy with a cosine classifier",
-	func(*dataset.Dataset, data.Scenario) MMESettings { return MMESettings{Lambda: 0.1, Temp: 0.05} },
+	func(data.Scenario) MMESettings { return MMESettings{Lambda: 0.1, Temp: 0.05} },
 	func(s *MMESettings) (method.Algorithm, error) {
 		if err := checkWeights(map[string]float64{"mme-lambda": s.Lambda}); err != nil {
 			return nil, err

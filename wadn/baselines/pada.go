@@ -9,7 +9,6 @@ import (
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/numerics"
 	"github.com/wadn-go/wadn/nn"
-	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )
 
@@ -26,7 +25,7 @@ import (
 // over the training progress p; the adversarial term is weighted by Mu.
 var PADA = method.Define("pada", []data.Scenario{data.Partial},
 	"partial: class weights from the averaged target predictions, weighted adversary",
-	func(*dataset.Dataset, data.Scenario) PADASettings { return PADASettings{Mu: 1, Ramp: 10} },
+	func(data.Scenario) PADASettings { return PADASettings{Mu: 1, Ramp: 10} },
 	func(s *PADASettings) (method.Algorithm, error) {
 		if err := checkWeights(map[string]float64{"pada-mu": s.Mu, "pada-ramp": s.Ramp}); err != nil {
 			return nil, err

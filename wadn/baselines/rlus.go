@@ -9,7 +9,6 @@ import (
 	"github.com/wadn-go/wadn/convex"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn"
-	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )
 
@@ -31,7 +30,7 @@ import (
 // (the target has the rest).
 var RLUS = method.Define("rlus", []data.Scenario{data.Limited},
 	"limited labels: source weights from a robust discrepancy bound",
-	func(*dataset.Dataset, data.Scenario) RLUSSettings { return RLUSSettings{C: 1} },
+	func(data.Scenario) RLUSSettings { return RLUSSettings{C: 1} },
 	func(s *RLUSSettings) (method.Algorithm, error) {
 		if err := checkWeights(map[string]float64{"rlus-c": s.C}); err != nil {
 			return nil, err

@@ -3,7 +3,6 @@ package baselines
 import (
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn"
-	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 )
 
@@ -13,7 +12,7 @@ import (
 // source pool, is added, and the method is titled "source+tar" there.
 var Source = method.Define("source", everyScenario,
 	"sources merged, no adaptation (limited: with the labelled target)",
-	func(*dataset.Dataset, data.Scenario) SourceSettings { return SourceSettings{} },
+	func(data.Scenario) SourceSettings { return SourceSettings{} },
 	func(s *SourceSettings) (method.Algorithm, error) { return &source{s: *s}, nil }).
 	Titled(data.Limited, "source+tar")
 

@@ -3,17 +3,27 @@
 // from them (its protocol), how they are loaded, its network, and the
 // training schedule the paper gives for it.
 //
+// Each data set is declared in one place, a file of its own holding its
+// entry: its domains, each under one name, with their published sizes; its
+// files, listing and downloads with their checksums; its reader and
+// preprocessing (its Settings' Load), its network, its defaults per scenario,
+// the methods' settings that differ on it, its golden runs and the paper's
+// figures for it. Listings, help, integrity checks, goldens and reports read
+// the entries through All.
+//
 // A data set is known by name only at the edge (Lookup); everywhere else it
-// is one of the values Amazon, Digits and OfficeHome.
+// is one of the values of All.
 package dataset
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/data/fetch"
 	"github.com/wadn-go/wadn/internal/settings"
 	"github.com/wadn-go/wadn/wadn/nets"
 )
@@ -39,8 +49,89 @@ type Dataset struct {
 	// authors' code's where the two differ (docs/ says which).
 	Schedule Schedule
 
-	protocol func(sc data.Scenario) data.Protocol
-	settings func() Settings
+	// Summary says in a line what the data set is.
+	Summary string
+	// Sizes are the published rows of every domain's splits, by domain
+	// name, each domain under the one name it has everywhere: a load from
+	// files is refused unless its rows are one of these forms (package
+	// data's strict loading).
+	Sizes map[string][]data.Edition
+	// Lister lists what a data directory and the binary hold of the data
+	// set (wadn data ls).
+	Lister data.Lister
+	// Downloads are the public sources "wadn data get" fetches it from,
+	// with their published checksums.
+	Downloads []fetch.Dataset
+	// Published are the paper's accuracies (%) by scenario, method and
+	// target; PublishedAverage its printed averages over the targets, by
+	// scenario and method, where it prints them. Nil where the paper has
+	// none.
+	Published        map[string]map[string]map[string]float64
+	PublishedAverage map[string]map[string]float64
+	// MethodDefaults are the settings of methods whose defaults on this data
+	// set differ from the method's own, applied in order.
+	MethodDefaults []MethodDefault
+	// Golden is the short run whose epoch logs the golden tests pin for
+	// every method; nil for a data set without golden runs.
+	Golden *Golden
+
+	// PaperProtocol returns the protocol of scenario sc at the defaults:
+	// how a task is drawn from the domains.
+	PaperProtocol func(sc data.Scenario) data.Protocol
+	// NewSettings returns the data set's settings at their defaults: its
+	// draw, its reader and preprocessing (Settings.Load) and its network.
+	NewSettings func() Settings
+}
+
+// MethodDefault gives a method other defaults on a data set.
+type MethodDefault struct {
+	// Method is the method's name.
+	Method string
+	// Scenarios are those it applies to; nil: every one.
+	Scenarios []data.Scenario
+	// Set are the settings' values by name, in their text forms.
+	Set map[string]string
+}
+
+// Golden is the short run of a data set's golden epoch logs: its target and
+// the settings, by name, that make it short.
+type Golden struct {
+	Target string
+	Set    map[string]string
+	// NeedsData tells that it reads the data directory.
+	NeedsData bool
+	// Full are the settings of the longer check on the paper's protocol
+	// with the machine's kernels (go test -golden.full); nil: none.
+	Full map[string]string
+}
+
+// MethodSettings returns the settings, by name, that the data set gives
+// method in scenario sc other defaults for: its MethodDefaults in order.
+func (d *Dataset) MethodSettings(method string, sc data.Scenario) map[string]string {
+	out := map[string]string{}
+	for _, m := range d.MethodDefaults {
+		if m.Method == method && (m.Scenarios == nil || slices.Contains(m.Scenarios, sc)) {
+			maps.Copy(out, m.Set)
+		}
+	}
+	return out
+}
+
+// Load loads the named domains (nil: Loaded) from dir, or from the copy
+// embedded in the binary when dir is "", as s delivers them, checking every
+// domain read from files against Sizes (and the SHA256SUMS lists as opt
+// says). It refuses a domain the data set does not have.
+func (d *Dataset) Load(s Settings, dir string, names []string, opt data.LoadOptions) ([]data.Domain, error) {
+	for _, n := range names {
+		if n != "" && !slices.Contains(d.Domains, n) { // an empty name is the run's to refuse
+			return nil, fmt.Errorf("%s has no domain %q (want one of %s)", d.Name, n, strings.Join(d.Domains, ", "))
+		}
+	}
+	if dir == "" && !d.Embedded {
+		return nil, fmt.Errorf("%s has no embedded copy: give its data directory", d.Name)
+	}
+	opt.Editions = d.Sizes
+	return s.Load(dir, names, opt)
 }
 
 // Schedule is a training schedule: epochs, the samples of each domain per
@@ -67,51 +158,9 @@ type Settings interface {
 	Load(dir string, names []string, opt data.LoadOptions) ([]data.Domain, error)
 }
 
-// The data sets.
-var (
-	Amazon = &Dataset{
-		Name:    "amazon",
-		Domains: []string{"books", "dvd", "electronics", "kitchen"},
-		Loaded:  []string{"books", "dvd", "electronics", "kitchen"},
-		Target:  "kitchen", Embedded: true,
-		Scenarios: []data.Scenario{data.UDA, data.Limited}, // two classes: no partial target
-		Schedule:  Schedule{Epochs: 50, Batch: 20, LR: 0.5},
-		protocol:  data.AmazonProtocol,
-		settings: func() Settings {
-			return &AmazonSettings{Draw: drawOf(data.AmazonProtocol(data.UDA)), Amazon: nets.DefaultAmazon()}
-		},
-	}
-	Digits = &Dataset{
-		Name:      "digits",
-		Domains:   []string{"mnist", "usps", "mnist_m", "synthgen", "svhn", "synth"},
-		Loaded:    []string{"mnist", "usps", "mnist_m", "synthgen"},
-		Target:    "mnist",
-		Scenarios: data.Scenarios,
-		// The authors' code's schedule; the evaluated weights are their
-		// moving average, chosen on the sources' held-out rows
-		// (docs/digits.md).
-		Schedule: Schedule{Epochs: 50, Batch: 20, LR: 0.5, Average: 0.9995},
-		protocol: data.DigitsProtocol,
-		settings: func() Settings {
-			d := drawOf(data.DigitsProtocol(data.UDA))
-			d.KeepClasses = 5 // of 10, as the paper keeps 35 of Office-Home's 65
-			return &DigitsSettings{Draw: d, Pixels: data.Raw}
-		},
-	}
-	OfficeHome = &Dataset{
-		Name:      "office-home",
-		Aliases:   []string{"officehome"},
-		Domains:   []string{"art", "clipart", "product", "real"},
-		Loaded:    []string{"art", "clipart", "product", "real"},
-		Scenarios: data.Scenarios,
-		Schedule:  Schedule{Epochs: 100, Batch: 32, LR: 1.0},
-		protocol:  data.OfficeHomeProtocol,
-		settings:  func() Settings { return &OfficeHomeSettings{Draw: drawOf(data.OfficeHomeProtocol(data.Partial))} },
-	}
-)
-
-// All lists the data sets.
-var All = []*Dataset{Amazon, Digits, OfficeHome}
+// All is the registry: every data set, in the order of listings and help.
+// A data set is added with one entry here and the file declaring it.
+var All = []*Dataset{Amazon, Digits, OfficeCaltech, OfficeHome}
 
 // Lookup returns the data set called name, or one of its aliases.
 func Lookup(name string) (*Dataset, error) {
@@ -120,23 +169,28 @@ func Lookup(name string) (*Dataset, error) {
 			return d, nil
 		}
 	}
+	return nil, fmt.Errorf("unknown data set %q (want %s)", name, strings.Join(Names(), ", "))
+}
+
+// Names returns the names of the data sets, in registry order.
+func Names() []string {
 	names := make([]string, len(All))
 	for i, d := range All {
 		names[i] = d.Name
 	}
-	return nil, fmt.Errorf("unknown data set %q (want %s)", name, strings.Join(names, ", "))
+	return names
 }
 
 // String returns the data set's name.
 func (d *Dataset) String() string { return d.Name }
 
 // Settings returns the data set's settings at their defaults.
-func (d *Dataset) Settings() Settings { return d.settings() }
+func (d *Dataset) Settings() Settings { return d.NewSettings() }
 
 // Protocol returns the paper's protocol for scenario sc, with the options s
 // chooses.
 func (d *Dataset) Protocol(sc data.Scenario, s Settings) data.Protocol {
-	p := d.protocol(sc)
+	p := d.PaperProtocol(sc)
 	s.Apply(&p)
 	return p
 }
@@ -150,8 +204,9 @@ type Draw struct {
 	KeepClasses int   `setting:"keep-classes" scenarios:"partial" help:"classes the target keeps in partial UDA, drawn per seed"`
 }
 
-// drawOf returns the draw of protocol p.
-func drawOf(p data.Protocol) Draw {
+// DrawOf returns the draw that gives protocol p: a data set's settings
+// start from the draw of its protocol.
+func DrawOf(p data.Protocol) Draw {
 	d := Draw{Split: Fixed, TrainSize: Size(p.TrainSize), TestSize: Size(p.TestSize), KeepClasses: p.KeepClasses}
 	if p.Pool {
 		d.Split = Pool
@@ -221,66 +276,3 @@ func (s *Split) UnmarshalText(b []byte) error { return settings.ParseEnum(splitN
 
 // Values lists the splits.
 func (Split) Values() []string { return splitNames[:] }
-
-// AmazonSettings are the settings of the Amazon reviews: the split and the
-// MLP's layout.
-type AmazonSettings struct {
-	Draw
-	nets.Amazon
-}
-
-// Network returns the Amazon MLP.
-func (s *AmazonSettings) Network() (nets.Network, error) {
-	if err := s.Amazon.Validate(); err != nil {
-		return nil, err
-	}
-	a := s.Amazon
-	return &a, nil
-}
-
-// Load loads the four domains from dir, or the copy embedded in the binary
-// when dir is "".
-func (s *AmazonSettings) Load(dir string, names []string, opt data.LoadOptions) ([]data.Domain, error) {
-	return data.LoadAmazonWith(dir, opt)
-}
-
-// DigitsSettings are the settings of the digit domains.
-type DigitsSettings struct {
-	Draw
-	Pixels data.PixelScale `setting:"pixels" help:"pixel values: raw (0-255, as the authors' code feeds them) or unit ([0, 1])"`
-}
-
-// Network returns the Digits CNN.
-func (s *DigitsSettings) Network() (nets.Network, error) { return nets.Digits{}, nil }
-
-// Load loads the named digit domains from dir (nil: Digits.Loaded).
-func (s *DigitsSettings) Load(dir string, names []string, opt data.LoadOptions) ([]data.Domain, error) {
-	if names == nil {
-		names = Digits.Loaded
-	}
-	return data.LoadDigitDomains(dir, names, data.DigitsOptions{Scale: s.Pixels, LoadOptions: opt})
-}
-
-// OfficeHomeSettings are the settings of the Office-Home features.
-type OfficeHomeSettings struct {
-	Draw
-}
-
-// Network returns the Office-Home head.
-func (s *OfficeHomeSettings) Network() (nets.Network, error) { return nets.OfficeHome{}, nil }
-
-// Load loads the named Office-Home domains from dir (nil: the four).
-func (s *OfficeHomeSettings) Load(dir string, names []string, opt data.LoadOptions) ([]data.Domain, error) {
-	if len(names) == 0 {
-		names = OfficeHome.Loaded
-	}
-	var out []data.Domain
-	for _, n := range names {
-		d, err := data.LoadOfficeHomeWith(dir, n, opt)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}

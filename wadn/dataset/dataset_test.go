@@ -9,13 +9,14 @@ import (
 )
 
 func TestLookup(t *testing.T) {
-	for name, want := range map[string]*Dataset{"amazon": Amazon, "digits": Digits, "office-home": OfficeHome, "officehome": OfficeHome} {
+	for name, want := range map[string]*Dataset{"amazon": Amazon, "digits": Digits, "office-home": OfficeHome, "officehome": OfficeHome,
+		"office-caltech": OfficeCaltech, "office-caltech10": OfficeCaltech} {
 		d, err := Lookup(name)
 		if err != nil || d != want {
 			t.Errorf("Lookup(%q) = %v, %v", name, d, err)
 		}
 	}
-	if _, err := Lookup("cifar"); err == nil || !strings.Contains(err.Error(), "amazon, digits, office-home") {
+	if _, err := Lookup("cifar"); err == nil || !strings.Contains(err.Error(), "amazon, digits, office-caltech, office-home") {
 		t.Errorf("Lookup(cifar): %v", err)
 	}
 }
@@ -25,7 +26,7 @@ func TestLookup(t *testing.T) {
 func TestProtocols(t *testing.T) {
 	for _, ds := range All {
 		for _, sc := range ds.Scenarios {
-			paper := ds.protocol(sc)
+			paper := ds.PaperProtocol(sc)
 			got := ds.Protocol(sc, ds.Settings())
 			if got.Pool != paper.Pool || got.TrainSize != paper.TrainSize || got.TestSize != paper.TestSize {
 				t.Errorf("%s %s: defaults give %+v, the paper's protocol is %+v", ds, sc, got, paper)

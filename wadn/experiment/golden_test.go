@@ -25,16 +25,17 @@ import (
 // The golden logs pin what every method trains, epoch by epoch, so that a
 // change meant to keep behaviour (a refactoring) can be shown to keep it to
 // the last bit. They are the epoch logs of short runs at seed 0, without
-// their timings, in testdata/golden/CASE.jsonl: two epochs on Amazon (the
-// embedded copy, 400 reviews drawn per domain, the target tested on 200
-// others) and one epoch of a small Digits task (16 images per domain,
-// batches of 4), trained with the pure-Go kernels, whose arithmetic is the
-// same on every amd64 machine.
+// their timings, in testdata/golden/CASE.jsonl: on every data set of the
+// registry that declares its short run (dataset.Dataset.Golden: two epochs
+// on Amazon, 400 reviews drawn per domain, the target tested on 200 others;
+// one epoch of a small Digits task, 16 images per domain, batches of 4; one
+// epoch of Office-Caltech10, 100 rows per domain), trained with the pure-Go
+// kernels, whose arithmetic is the same on every amd64 machine.
 //
-// With -golden.full the Amazon runs take the paper's protocol (2000 reviews
-// per domain) and this machine's kernels, and the logs are those of
-// testdata/golden/full-IMPL: a longer check of the real runs, for machines
-// with the kernels they were recorded on.
+// With -golden.full the data sets that declare it (Amazon) take the paper's
+// protocol (2000 reviews per domain) and this machine's kernels, and the
+// logs are those of testdata/golden/full-IMPL: a longer check of the real
+// runs, for machines with the kernels they were recorded on.
 //
 //	go test ./wadn/experiment -run TestGolden -golden.update                 # record
 //	go test ./wadn/experiment -run TestGolden -golden.full [-golden.update]  # the paper's protocol
@@ -53,10 +54,14 @@ type goldenCase struct {
 }
 
 // goldenCases returns every method in every scenario the paper runs it, on
-// Amazon and on a small Digits task, and the variants of their settings.
+// every data set that declares a golden run (dataset.Dataset.Golden), and
+// the variants of their settings.
 func goldenCases() []goldenCase {
 	var cs []goldenCase
-	for _, ds := range []*dataset.Dataset{dataset.Amazon, dataset.Digits} {
+	for _, ds := range dataset.All {
+		if ds.Golden == nil {
+			continue
+		}
 		for _, sc := range ds.Scenarios {
 			for _, m := range Methods {
 				if m.Runs(sc) {
@@ -106,10 +111,10 @@ func goldenRunner(t *testing.T, ds *dataset.Dataset) *Runner {
 		return r
 	}
 	r := &Runner{Out: goldenRunners.out}
-	if ds == dataset.Digits {
+	if ds.Golden.NeedsData {
 		dir, ok := datadir.Find()
 		if !ok {
-			t.Skip("no data directory (set " + datadir.Env + "): the Digits golden runs need MNIST, USPS and MNIST-M")
+			t.Skipf("no data directory (set %s): the %s golden runs need its files", datadir.Env, ds)
 		}
 		r.DataDir = dir
 	}
@@ -125,17 +130,13 @@ func goldenRun(t *testing.T, c goldenCase) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := map[string]string{"epochs": "2"}
-	switch c.dataset {
-	case dataset.Amazon:
-		if !*goldenFull {
-			set["train-size"], set["test-size"] = "400", "200"
-		}
-	case dataset.Digits:
-		// A small task: 16 training and 16 test images per domain, batches
-		// of 4, so that one epoch is a few steps.
-		s.Target = "usps"
-		set = map[string]string{"epochs": "1", "train-size": "16", "test-size": "16", "batch": "4", "eval-batch": "16"}
+	g := c.dataset.Golden
+	if g.Target != "" {
+		s.Target = g.Target
+	}
+	set := maps.Clone(g.Set)
+	if *goldenFull {
+		set = maps.Clone(g.Full)
 	}
 	maps.Copy(set, c.set)
 	for _, k := range slices.Sorted(maps.Keys(set)) {
@@ -244,7 +245,7 @@ func TestGolden(t *testing.T) {
 		}
 	}
 	for _, c := range goldenCases() {
-		if *goldenFull && c.dataset != dataset.Amazon {
+		if *goldenFull && c.dataset.Golden.Full == nil {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {

@@ -401,7 +401,7 @@ func (row *Row) fill() {
 			}
 		}
 	}
-	if v, ok := Published[row.Scenario][row.Dataset][row.Method][row.Target]; ok {
+	if v, ok := published(row.Scenario, row.Dataset, row.Method, row.Target); ok {
 		row.Published = &v
 	}
 }
@@ -537,7 +537,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 			pm, _ = MeanStd(p)
 			ok = true
 		default:
-			pm, ok = PublishedAverage[k.sc][k.ds][k.m]
+			pm, ok = publishedAverage(k.sc, k.ds, k.m)
 			label = " (all targets)"
 		}
 		if ok {

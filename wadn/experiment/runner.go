@@ -151,14 +151,11 @@ func (rn *Runner) Domains(s *Spec) ([]data.Domain, error) {
 	if d, ok := rn.domains[key]; ok {
 		return d, nil
 	}
-	if rn.DataDir == "" && !s.Dataset.Embedded {
-		return nil, fmt.Errorf("%s has no embedded copy: give its data directory", s.Dataset)
-	}
 	var names []string
 	if s.Sources != nil {
 		names = append([]string{s.Target}, s.Sources...)
 	}
-	d, err := s.Data.Load(rn.DataDir, names, data.LoadOptions{AllowUnverified: rn.AllowUnverified})
+	d, err := s.Dataset.Load(s.Data, rn.DataDir, names, data.LoadOptions{AllowUnverified: rn.AllowUnverified})
 	if err != nil {
 		if errors.Is(err, data.ErrUnverified) {
 			return nil, fmt.Errorf("%w (data of one's own: --allow-unverified)", err)

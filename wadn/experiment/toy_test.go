@@ -24,7 +24,7 @@ type ToySettings struct {
 }
 
 var toy = method.Define("toy", []data.Scenario{data.UDA}, "a toy: the sources' cross-entropy, scaled",
-	func(*dataset.Dataset, data.Scenario) ToySettings { return ToySettings{Scale: 1} },
+	func(data.Scenario) ToySettings { return ToySettings{Scale: 1} },
 	func(s *ToySettings) (method.Algorithm, error) { return &toyAlgo{s: *s}, nil })
 
 type toyAlgo struct{ s ToySettings }

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/internal/settings"
 	"github.com/wadn-go/wadn/nn"
 	"github.com/wadn-go/wadn/wadn/dataset"
 )
@@ -71,14 +72,31 @@ type Spec struct {
 }
 
 // Define returns the Spec of a method whose settings have type S: defaults
-// gives them for a data set and scenario, and newAlgo makes the algorithm
-// from them, refusing settings it cannot run with.
+// gives them for a scenario, and newAlgo makes the algorithm from them,
+// refusing settings it cannot run with. On a data set, the settings the data
+// set gives the method other defaults for (dataset.Dataset.MethodDefaults)
+// are set over the method's own.
 func Define[S any](name string, scenarios []data.Scenario, summary string,
-	defaults func(ds *dataset.Dataset, sc data.Scenario) S, newAlgo func(s *S) (Algorithm, error)) Spec {
+	defaults func(sc data.Scenario) S, newAlgo func(s *S) (Algorithm, error)) Spec {
 	return Spec{
 		Name: name, Scenarios: scenarios, Summary: summary,
 		Settings: func(ds *dataset.Dataset, sc data.Scenario) any {
-			s := defaults(ds, sc)
+			s := defaults(sc)
+			set := ds.MethodSettings(name, sc)
+			if len(set) > 0 {
+				fs := settings.Fields(&s)
+				for _, k := range slices.Sorted(maps.Keys(set)) {
+					f, err := settings.Lookup(fs, k)
+					if err == nil {
+						err = f.Set(set[k])
+					}
+					if err != nil {
+						// A mistake in the registry's declaration, which
+						// the dataset tests try for every method.
+						panic(fmt.Sprintf("data set %s, method %s: %v", ds, name, err))
+					}
+				}
+			}
 			return &s
 		},
 		New: func(s any) (Algorithm, error) {

@@ -22,15 +22,15 @@ const (
 // dropout before every layer of the extractor, the input's included, and
 // after every hidden layer of the classifier.
 type Amazon struct {
-	Dropout float64 `setting:"dropout" help:"drop probability of the Amazon MLP, before each extractor layer and after each hidden classifier layer"`
+	Dropout float64 `setting:"dropout" help:"drop probability of the MLP (Amazon, Office-Caltech10), before each extractor layer and after each hidden classifier layer"`
 	// Hidden are the layer sizes: the extractor maps the inputs to
 	// Hidden[0]; the heads map Hidden[Depth-1] through the rest to their
 	// outputs.
-	Hidden []int `setting:"hidden" help:"hidden layer sizes of the Amazon MLP"`
+	Hidden []int `setting:"hidden" help:"hidden layer sizes of the MLP (Amazon, Office-Caltech10)"`
 	// Depth is how many of the Hidden layers form the extractor g. Depth 1
 	// is the paper's description (g = 5000 -> 1000); the default, all three,
 	// is the authors' code, where the heads are linear on the 100-d features.
-	Depth int `setting:"depth" help:"how many hidden layers form the Amazon extractor (1: the paper's text, 3: the authors' code)"`
+	Depth int `setting:"depth" help:"how many hidden layers form the MLP's extractor (1: the paper's text, 3: the authors' code)"`
 }
 
 // DefaultAmazon returns the paper's layer sizes [1000 500 100] with the

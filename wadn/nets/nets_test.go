@@ -19,9 +19,11 @@ func TestShapesAndNames(t *testing.T) {
 	reviews := &data.Split{Sparse: &data.CSR{Rows: 2, Cols: AmazonInputs, RowPtr: []int{0, 2, 3}, ColIdx: []int32{3, 4999, 7}, Val: []float32{1, 2, 1}},
 		Y: []int{0, 1}, NumClasses: 2}
 	features := &data.Split{Dense: &data.Dense{N: 2, Shape: []int{OfficeHomeInputs}, X: make([]float32, 2*OfficeHomeInputs)}, Y: []int{0, 1}, NumClasses: 65}
+	histograms := &data.Split{Dense: &data.Dense{N: 2, Shape: []int{800}, X: make([]float32, 2*800)}, Y: []int{0, 1}, NumClasses: 10}
 	amazon := DefaultAmazon()
 	paper := DefaultAmazon()
 	paper.Depth = 1
+	mlp := &MLP{Amazon: DefaultAmazon(), Inputs: 800}
 	for _, tc := range []struct {
 		name    string
 		net     Network
@@ -34,6 +36,7 @@ func TestShapesAndNames(t *testing.T) {
 		{"digits", Digits{}, images, 10, DigitsFeatures, []string{"0.weight", "0.bias", "3.weight", "3.bias", "6.weight", "6.bias"}, 0},
 		{"amazon", &amazon, reviews, 2, 100, []string{"0.weight", "0.bias", "post.1.weight", "post.1.bias", "post.4.weight", "post.4.bias"}, 0},
 		{"amazon depth 1", &paper, reviews, 2, AmazonFeatures, []string{"0.weight", "0.bias"}, 0},
+		{"office-caltech", mlp, histograms, 10, 100, []string{"1.weight", "1.bias", "4.weight", "4.bias", "7.weight", "7.bias"}, 0},
 		{"office-home", OfficeHome{}, features, 65, 256, []string{"0.weight", "0.bias", "1.weight", "1.bias", "3.weight", "3.bias", "4.weight", "4.bias"}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,6 +72,9 @@ func TestShapesAndNames(t *testing.T) {
 	}
 	if got := nn.NumParams(paper.NewClassifier(2, rng).Params()); got != 1000*500+500+500*100+100+100*2+2 {
 		t.Errorf("the paper's Amazon classifier has %d parameters", got)
+	}
+	if got := nn.NumParams(mlp.NewExtractor(rng).Params()); got != 800*1000+1000+1000*500+500+500*100+100 {
+		t.Errorf("the Office-Caltech10 extractor has %d parameters, want 800 -> 1000 -> 500 -> 100", got)
 	}
 	out := OfficeHome{}.NewCritic(rng).Forward(autodiff.Full[float32](3, 2, 256))
 	for _, v := range out.Data() {
