@@ -372,7 +372,14 @@ func (a *algo) EndEpoch(r *method.Run, epoch int, log *method.EpochLog) error {
 				c1 = math.Max(c1, log.Class[t])
 			}
 		}
-		res, err := convex.SolveLambda(convex.LambdaProblem{A: log.Class, W: W, Beta: r.Beta, C0: cfg.c0At(epoch), C1: c1}, nil)
+		beta := r.Beta
+		if cfg.LambdaNorm == Equal {
+			beta = make([]float64, T)
+			for t := range beta {
+				beta[t] = 1 / float64(T)
+			}
+		}
+		res, err := convex.SolveLambda(convex.LambdaProblem{A: log.Class, W: W, Beta: beta, C0: cfg.c0At(epoch), C1: c1}, nil)
 		if err != nil && !errors.Is(err, convex.ErrNotOptimal) {
 			return fmt.Errorf("lambda: %w", err)
 		}

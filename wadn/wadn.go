@@ -72,6 +72,9 @@ type Settings struct {
 	// LambdaDistance is the conditional distance W_t of the lambda problem.
 	LambdaDistance Distance `setting:"lambda-distance" record:"omitzero" help:"the distance W_t of the lambda problem: both (eps*explicit + (1-eps)*critic, the paper) or explicit (eps times the centroid term alone, as the authors' code)"`
 
+	// LambdaNorm is the norm term of the lambda problem.
+	LambdaNorm Norm `setting:"lambda-norm" record:"omitzero" help:"the norm term of the lambda problem: shares (C1*sqrt(sum_t lambda_t^2/beta_t), beta_t source t's share of the source samples, the paper's bound) or equal (every beta_t 1/T, as with sources of equal size; the authors' code's ||lambda||_2 up to C1)"`
+
 	// Alpha is how alpha is estimated without target labels.
 	Alpha Estimator `setting:"alpha" scenarios:"uda partial" help:"the estimate of alpha: batches (the epoch's training batches, as the authors' code), eval (an evaluation-mode pass over the training samples), held-out (each source's confusion on its held-out rows) or oracle (fixed at the true ratios: a diagnostic that reads the target labels)"`
 	// SoftEstimate counts soft-max probabilities instead of arg-max classes
@@ -131,8 +134,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("centroid-keep, alpha-keep and lambda-keep must lie in [0, 1] (have %v, %v, %v)", s.CentroidKeep, s.AlphaKeep, s.LambdaKeep)
 	case s.AlignStart < 0 || s.ExplicitStart < StartWithAlign:
 		return fmt.Errorf("align-start %d, explicit-start %v, want >= 0", s.AlignStart, s.ExplicitStart)
-	case s.Explicit < Paper || s.Explicit > Code || s.Centroids < Features || s.Centroids > Hidden || s.LambdaDistance < Both || s.LambdaDistance > ExplicitOnly || s.Alpha < Batches || s.Alpha > Oracle:
-		return fmt.Errorf("explicit %d, centroids %d, lambda-distance %d or alpha %d out of range", s.Explicit, s.Centroids, s.LambdaDistance, s.Alpha)
+	case s.Explicit < Paper || s.Explicit > Code || s.Centroids < Features || s.Centroids > Hidden || s.LambdaDistance < Both || s.LambdaDistance > ExplicitOnly || s.LambdaNorm < Shares || s.LambdaNorm > Equal || s.Alpha < Batches || s.Alpha > Oracle:
+		return fmt.Errorf("explicit %d, centroids %d, lambda-distance %d, lambda-norm %d or alpha %d out of range", s.Explicit, s.Centroids, s.LambdaDistance, s.LambdaNorm, s.Alpha)
 	}
 	return nil
 }
@@ -309,6 +312,31 @@ func (d Distance) MarshalText() ([]byte, error) {
 func (d *Distance) UnmarshalText(b []byte) error {
 	return settings.ParseEnum(distanceNames, b, (*int)(d))
 }
+
+// Norm is the norm term of the lambda problem.
+type Norm int
+
+const (
+	// Shares is the paper's C1*sqrt(sum_t lambda_t^2/beta_t): a source
+	// with fewer samples costs more weight.
+	Shares Norm = iota
+	// Equal takes every beta_t as 1/T, as if the sources were of equal
+	// size: C1*sqrt(T)*||lambda||_2. On sources of equal size it is Shares.
+	Equal
+)
+
+var normNames = []string{Shares: "shares", Equal: "equal"}
+
+// Values lists the norms.
+func (Norm) Values() []string { return slices.Clone(normNames) }
+
+// MarshalText returns the norm's name.
+func (n Norm) MarshalText() ([]byte, error) {
+	return settings.EnumText(normNames, int(n), "lambda norm")
+}
+
+// UnmarshalText reads a norm's name.
+func (n *Norm) UnmarshalText(b []byte) error { return settings.ParseEnum(normNames, b, (*int)(n)) }
 
 // Estimator is how alpha is estimated without target labels.
 type Estimator int

@@ -343,6 +343,54 @@ func TestLambdaDistance(t *testing.T) {
 	}
 }
 
+// TestLambdaNorm checks the norm term of the lambda problem: on sources of
+// equal size the two forms are one, and where a source has a quarter of
+// the others' samples the paper's shares cost its weight more than equal
+// shares do.
+func TestLambdaNorm(t *testing.T) {
+	run := func(task *data.Task, n Norm) *method.Result {
+		t.Helper()
+		cfg := tinyConfig(data.UDA)
+		cfg.s.LambdaNorm = n
+		res, err := train(task, cfg, method.Options{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	// cut keeps the first n rows of source t.
+	cut := func(task *data.Task, t, n int) {
+		s := &task.Sources[t]
+		keep := make([]int, n)
+		for i := range keep {
+			keep[i] = i
+		}
+		s.Split = s.Split.Select(keep)
+		if s.Rows != nil {
+			s.Rows = s.Rows[:n]
+		}
+	}
+	equalSizes := func() *data.Task {
+		task := fixture.Task()
+		for t := range task.Sources {
+			cut(task, t, 40)
+		}
+		return task
+	}
+	if shares, equal := run(equalSizes(), Shares), run(equalSizes(), Equal); !same(shares, equal) {
+		t.Errorf("sources of equal size: lambda %v with shares, %v with equal", shares.Lambda, equal.Lambda)
+	}
+	small := func() *data.Task {
+		task := equalSizes()
+		cut(task, 0, 10)
+		return task
+	}
+	shares, equal := run(small(), Shares), run(small(), Equal)
+	if !(equal.Lambda[0] > shares.Lambda[0]) {
+		t.Errorf("a source of a quarter of the samples: lambda %v with shares, %v with equal; want more weight with equal", shares.Lambda, equal.Lambda)
+	}
+}
+
 // TestLimitedTargetWeight trains on a target whose labels are the sources'
 // flipped: only the labelled target's cross-entropy can teach the flip, so
 // the target accuracy must rise with its weight.
