@@ -167,7 +167,7 @@ func TestVerify(t *testing.T) {
 		"SHA256SUMS":     "# list\n" + sumOf("alpha") + "  a.txt\n\n" + strings.ToUpper(sumOf("bravo")) + "  sub/b.txt\n",
 	})
 	var seen []string
-	checks, err := Verify(dir, func(i, n int, f string) { seen = append(seen, fmt.Sprintf("%d/%d", i+1, n)) })
+	checks, err := Verify(dir, nil, func(i, n int, f string) { seen = append(seen, fmt.Sprintf("%d/%d", i+1, n)) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,12 +196,29 @@ func TestVerify(t *testing.T) {
 	} {
 		d := t.TempDir()
 		writeTree(t, d, map[string]string{"SHA256SUMS": bad})
-		if _, err := Verify(d, nil); err == nil || !strings.Contains(err.Error(), "SHA256SUMS:1") {
+		if _, err := Verify(d, nil, nil); err == nil || !strings.Contains(err.Error(), "SHA256SUMS:1") {
 			t.Errorf("list %q: error %v, want one naming SHA256SUMS:1", bad, err)
 		}
 	}
-	if checks, err := Verify(t.TempDir(), nil); err != nil || len(checks) != 0 {
+	if checks, err := Verify(t.TempDir(), nil, nil); err != nil || len(checks) != 0 {
 		t.Errorf("Verify of a directory without lists = %v, %v", checks, err)
+	}
+	// Declared sums: the files present that no list names are checked,
+	// absent ones are not; a listed file is checked once, against its list.
+	declared := map[string]string{"a.txt": sumOf("other"), "sub/e.txt": sumOf("echo"), "sub/f.txt": sumOf("fox"), "x/absent": sumOf("x")}
+	writeTree(t, dir, map[string]string{"sub/e.txt": "echo", "sub/f.txt": "wolf"})
+	checks, err = Verify(dir, declared, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = map[string]string{}
+	for _, c := range checks {
+		rel, _ := filepath.Rel(dir, c.File)
+		got[filepath.ToSlash(rel)] = c.Status
+	}
+	want["sub/e.txt"], want["sub/f.txt"] = StatusOK, StatusMismatch
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(checks) != 6 {
+		t.Errorf("Verify with declared sums = %v (%d checks), want %v", got, len(checks), want)
 	}
 }
 
@@ -210,7 +227,7 @@ func TestVerifySharedData(t *testing.T) {
 	if testing.Short() {
 		t.Skip("hashing the data directory; skipped in -short mode")
 	}
-	checks, err := Verify(dir, nil)
+	checks, err := Verify(dir, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -33,11 +34,14 @@ type Check struct {
 }
 
 // Verify finds every SHA256SUMS file under dir and checks the files each one
-// lists. It returns one Check per listed file, in list order, and an error
-// only for an unreadable directory or a malformed list (with its line).
-// progress, if not nil, is called before each file is hashed with its index,
-// the number of files and the path.
-func Verify(dir string, progress func(i, n int, file string)) ([]Check, error) {
+// lists, then the files of declared (SHA-256 by path relative to dir, the
+// data set registry's) that dir holds and no list names. It returns one
+// Check per file, lists first in list order, then the declared files by
+// path, and an error only for an unreadable directory or a malformed list
+// (with its line). A declared file that is absent is not checked. progress,
+// if not nil, is called before each file is hashed with its index, the
+// number of files and the path.
+func Verify(dir string, declared map[string]string, progress func(i, n int, file string)) ([]Check, error) {
 	var lists []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -60,6 +64,21 @@ func Verify(dir string, progress func(i, n int, file string)) ([]Check, error) {
 		}
 		for _, e := range entries {
 			items = append(items, item{filepath.Join(filepath.Dir(l), filepath.FromSlash(e[1])), e[0]})
+		}
+	}
+	listed := map[string]bool{}
+	for _, it := range items {
+		listed[filepath.Clean(it.path)] = true
+	}
+	var paths []string
+	for p := range declared {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if _, err := os.Stat(full); err == nil && !listed[filepath.Clean(full)] {
+			items = append(items, item{full, declared[p]})
 		}
 	}
 	out := make([]Check, len(items))

@@ -31,7 +31,7 @@ func init() {
 		},
 		"verify": {
 			name:    "data verify",
-			summary: "check the files of the data directory against every SHA256SUMS list in it",
+			summary: "check the files of the data directory against every SHA256SUMS list in it and the checksums the data sets publish",
 			usage:   "[--data DIR] [--ignore-missing]",
 			run:     runDataVerify,
 		},
@@ -195,14 +195,14 @@ func runDataVerify(ctx context.Context, e *env, args []string) error {
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("data directory %s: not a readable directory", *dir)
 	}
-	checks, err := data.Verify(*dir, func(i, n int, file string) {
+	checks, err := data.Verify(*dir, dataset.Checksums(), func(i, n int, file string) {
 		fmt.Fprintf(e.stderr, "[%d/%d] %s\n", i+1, n, file)
 	})
 	if err != nil {
 		return err
 	}
 	if len(checks) == 0 {
-		fmt.Fprintf(e.stdout, "no %s list under %s: nothing to verify\n", data.SumsFile, *dir)
+		fmt.Fprintf(e.stdout, "no %s list under %s and no file of a known data set: nothing to verify\n", data.SumsFile, *dir)
 		return nil
 	}
 	bad := 0

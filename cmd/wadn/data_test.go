@@ -143,6 +143,19 @@ func TestDataVerify(t *testing.T) {
 	if code, out, _ := runArgs(t, "", "data", "verify", "--data", empty); code != 0 || !strings.Contains(out, "nothing to verify") {
 		t.Errorf("no lists: exit %d\n%s", code, out)
 	}
+	// Without a list, a file of a data set is checked against the checksum
+	// its registry entry publishes.
+	oc := filepath.Join(empty, "office_caltech")
+	if err := os.MkdirAll(oc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(oc, "dslr_SURF_L10.mat"), []byte("not the release"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runArgs(t, "", "data", "verify", "--data", empty)
+	if code != 1 || !strings.Contains(out, "mismatch "+filepath.Join(oc, "dslr_SURF_L10.mat")) || !strings.Contains(out, "44d673c68e1d07b8") {
+		t.Errorf("a damaged Office-Caltech10 file without a list: exit %d\n%s", code, out)
+	}
 }
 
 func TestDataLsSharedData(t *testing.T) {

@@ -45,3 +45,17 @@ func Download(name string) (fetch.Dataset, bool) {
 	}
 	return fetch.Dataset{}, false
 }
+
+// Checksums returns the published SHA-256 of every file the data sets'
+// downloads name, by path relative to a data directory.
+func Checksums() map[string]string {
+	out := map[string]string{}
+	for _, d := range Downloads() {
+		for _, f := range d.Files {
+			if f.SHA256 != "" {
+				out[f.Path] = f.SHA256
+			}
+		}
+	}
+	return out
+}
