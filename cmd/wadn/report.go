@@ -28,6 +28,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	plots := fs.String("plots", "", "also draw each row's accuracy, lambda and alpha over the epochs (mean and range over the seeds) as SVG files in `PLOTDIR`")
 	asCSV := fs.Bool("csv", false, "print the runs' epoch logs as one CSV table: a line per run and epoch, the run's identity then the epoch's fields")
 	runs := fs.Bool("runs", false, "print a Markdown table with a line per run: the target accuracy at epochs 1, 10, 20, 30 and the last, the peak and its epoch, the largest drop into the last 10 epochs and the median epoch's seconds")
+	sources := fs.Bool("sources", false, "print a Markdown table with a line per row: each source's final lambda and alpha error, and the estimated target label distribution (last epoch, mean over the seeds)")
 	comparison := fs.Bool("comparison", false, "print only the Markdown tables with the methods side by side, a line per target and one of averages")
 	scenarios := fs.String("scenario", "", "take only the runs of the scenarios in the comma-separated list `S` of uda, limited and partial (default all)")
 	methods := fs.String("method", "", "take only the runs of the methods in the comma-separated list `M`, named as wadn run --method names them (default all)")
@@ -49,13 +50,13 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		return errUsage
 	}
 	n := 0
-	for _, set := range []bool{*asJSON, *asCSV, *runs, *comparison} {
+	for _, set := range []bool{*asJSON, *asCSV, *runs, *sources, *comparison} {
 		if set {
 			n++
 		}
 	}
 	if n > 1 {
-		fmt.Fprintln(e.stderr, "wadn report: one of --json, --csv, --runs and --comparison, not more")
+		fmt.Fprintln(e.stderr, "wadn report: one of --json, --csv, --runs, --sources and --comparison, not more")
 		return errUsage
 	}
 	if *scenarios != "" {
@@ -116,6 +117,8 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		return rep.WriteCSV(e.stdout)
 	case *runs:
 		return rep.WriteRuns(e.stdout)
+	case *sources:
+		return rep.WriteSources(e.stdout)
 	case *comparison:
 		return rep.WriteComparison(e.stdout)
 	}

@@ -839,3 +839,70 @@ func sourceName(srcs []string, t, n int) string {
 	}
 	return strconv.Itoa(t)
 }
+
+// WriteSources writes, for every row whose runs share their sources, what
+// a method made of each source and of the target at the last epoch, as a
+// Markdown table: each source's weight lambda (mean over the seeds; "-"
+// where no epoch moved it from where it started: the method does not weigh
+// the sources), the
+// error of its final alpha (the mean absolute difference from the true
+// ratios, over the classes and seeds; "-" where the method does not
+// estimate alpha) and the estimated target label distribution (the last
+// epoch's target_dist, mean over the seeds, in class order).
+func (rep *Report) WriteSources(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("| scenario | dataset | method | target | seeds | source: lambda, alpha error | estimated target distribution |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	for _, row := range rep.Rows {
+		srcs := row.runs[0].Record.Identity.Sources
+		var lambda, dist []float64
+		ok, moved := true, false
+		for _, r := range row.runs {
+			ok = ok && slices.Equal(r.Record.Identity.Sources, srcs) && len(r.Result.Lambda) == len(srcs) && len(r.History) > 0
+			if !ok {
+				break
+			}
+			for _, h := range r.History {
+				moved = moved || !slices.Equal(h.Lambda, r.History[0].Lambda)
+			}
+			last := r.History[len(r.History)-1]
+			lambda = addTo(lambda, r.Result.Lambda)
+			dist = addTo(dist, last.TargetDist)
+		}
+		if !ok {
+			continue
+		}
+		n := float64(len(row.runs))
+		per := make([]string, len(srcs))
+		for t, s := range srcs {
+			per[t] = s + " -"
+			if moved {
+				per[t] = fmt.Sprintf("%s %.3f", s, lambda[t]/n)
+			}
+			if len(row.AlphaErrors) == len(srcs) {
+				per[t] += fmt.Sprintf(", %.3f", row.AlphaErrors[t].Error)
+			} else {
+				per[t] += ", -"
+			}
+		}
+		shares := make([]string, len(dist))
+		for k, v := range dist {
+			shares[k] = fmt.Sprintf("%.3f", v/n)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s |\n", row.Scenario, row.Dataset, row.Name(), row.Target, row.N,
+			strings.Join(per, "; "), strings.Join(shares, " "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// addTo returns sum with v added element by element (sum grown from nil).
+func addTo(sum, v []float64) []float64 {
+	if sum == nil {
+		sum = make([]float64, len(v))
+	}
+	for i := range min(len(sum), len(v)) {
+		sum[i] += v[i]
+	}
+	return sum
+}

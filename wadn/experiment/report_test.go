@@ -800,3 +800,53 @@ func TestReportFilterRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestReportSources checks the table of sources: lambda and the target
+// distribution averaged over the seeds, alpha's error per source, and "-"
+// for the lambda of a method that never moves it and for the alpha error
+// of a method that does not estimate alpha.
+func TestReportSources(t *testing.T) {
+	dir := t.TempDir()
+	// write gives run the final lambda and an epoch log whose last line
+	// holds lambda and the estimated target distribution.
+	write := func(run string, first, lambda, dist []float64) {
+		t.Helper()
+		var res RunResult
+		if _, err := readJSON(filepath.Join(run, ResultFile), &res); err != nil {
+			t.Fatal(err)
+		}
+		res.Lambda = lambda
+		if err := writeJSON(filepath.Join(run, ResultFile), &res); err != nil {
+			t.Fatal(err)
+		}
+		l0, _ := json.Marshal(method.EpochLog{Epoch: 1, Lambda: first, TargetDist: dist})
+		l1, _ := json.Marshal(method.EpochLog{Epoch: 2, Lambda: lambda, TargetDist: dist})
+		if err := os.WriteFile(filepath.Join(run, trainer.LogFile), append(append(l0, '\n'), append(l1, '\n')...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	third := []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}
+	truth := [][]float64{{1, 1}, {1, 1}, {1, 1}}
+	a := fakeRun(t, dir, data.UDA, "wadn", "kitchen", 0, nil, 80, [][]float64{{1.2, 1}, {1, 1}, {1, 0.6}}, truth)
+	write(a, third, []float64{0.5, 0.3, 0.2}, []float64{0.4, 0.6})
+	b := fakeRun(t, dir, data.UDA, "wadn", "kitchen", 1, nil, 82, [][]float64{{1, 1}, {1, 1.2}, {1, 1}}, truth)
+	write(b, third, []float64{0.3, 0.3, 0.4}, []float64{0.5, 0.5})
+	c := fakeRun(t, dir, data.UDA, "dann", "kitchen", 0, nil, 70, nil, nil)
+	write(c, third, third, []float64{0.45, 0.55})
+	rep, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := rep.WriteSources(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| uda | amazon | wadn | kitchen | 2 | books 0.400, 0.050; dvd 0.300, 0.050; electronics 0.300, 0.100 | 0.450 0.550 |",
+		"| uda | amazon | dann | kitchen | 1 | books -, -; dvd -, -; electronics -, - | 0.450 0.550 |",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("sources table lacks\n%s\n in\n%s", want, out.String())
+		}
+	}
+}
