@@ -74,7 +74,8 @@ done
 The tables `wadn report` makes of the runs stored under `results/` (their
 epoch logs and results; the sweep files there are the grids).
 `scripts/results.sh` writes this file again from them. Runs not yet stored
-are not in it: docs/amazon.md and docs/digits.md give the rest.
+are not in it: docs/amazon.md, docs/digits.md and docs/office-caltech.md give
+the rest.
 docs/runs.md has a line per run.
 
 HEADER

@@ -50,8 +50,8 @@ func newRunFlags(c *command, e *env) *runFlags {
 	r := &runFlags{fs: newFlagSet(c, e)}
 	fs := r.fs
 	fs.StringVar(&r.config, "config", "", "experiment file: a JSON object of flags and settings by name (flags given here override it)")
-	fs.String("dataset", "amazon", "data set: "+strings.Join(dataset.Names(), ", "))
-	fs.String("target", "", "target domain (default: kitchen for amazon, mnist for digits)")
+	fs.String("dataset", "amazon", datasetHelp())
+	fs.String("target", "", targetHelp())
 	fs.String("sources", "", "comma-separated source domains (default: every other domain)")
 	fs.String("scenario", "uda", "scenario: uda (unsupervised), limited (10% target labels) or partial")
 	fs.String("method", "wadn", methodHelp())
@@ -416,6 +416,28 @@ func methodHelp() string {
 		fmt.Fprintf(&b, "\n  %s (%s): %s", m.Name, strings.Join(sc, ", "), m.Summary)
 	}
 	return b.String()
+}
+
+// datasetHelp lists the data sets of the registry, each with its domains
+// and what it is.
+func datasetHelp() string {
+	var b strings.Builder
+	b.WriteString("data set:")
+	for _, d := range dataset.All {
+		fmt.Fprintf(&b, "\n  %s (%s): %s", d.Name, strings.Join(d.Domains, ", "), d.Summary)
+	}
+	return b.String()
+}
+
+// targetHelp says which target a run takes by default on each data set.
+func targetHelp() string {
+	var defaults []string
+	for _, d := range dataset.All {
+		if d.Target != "" {
+			defaults = append(defaults, d.Target+" for "+d.Name)
+		}
+	}
+	return "target domain (default: " + strings.Join(defaults, ", ") + ")"
 }
 
 // fmtLeft formats an estimate of the time left, "-" while there is none.

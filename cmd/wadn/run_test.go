@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wadn-go/wadn/internal/lock"
+	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/experiment"
 )
 
@@ -178,6 +179,14 @@ func TestRunHelp(t *testing.T) {
 		if !strings.Contains(errOut, "  "+m.Name+" (") {
 			t.Errorf("run -h does not describe method %q", m.Name)
 		}
+	}
+	for _, d := range dataset.All {
+		if !strings.Contains(errOut, "  "+d.Name+" ("+strings.Join(d.Domains, ", ")+"): "+d.Summary) {
+			t.Errorf("run -h does not describe data set %q", d.Name)
+		}
+	}
+	if !strings.Contains(errOut, "target domain (default: kitchen for amazon, mnist for digits, dslr for office-caltech)") {
+		t.Errorf("run -h does not give each data set's default target:\n%s", errOut)
 	}
 	if !strings.Contains(errOut, "  source (uda, limited as source+tar, partial)") {
 		t.Errorf("run -h does not give source's name with limited labels:\n%s", errOut)

@@ -10,7 +10,7 @@ import (
 // bag-of-words form of Chen et al. (mSDA), embedded in the binary.
 var Amazon = &Dataset{
 	Name:      "amazon",
-	Summary:   "Amazon reviews, 4 domains, 5000-d bag-of-words counts, 2 classes (embedded)",
+	Summary:   "Amazon reviews: 5000-d bag-of-words counts, 2 classes (embedded)",
 	Domains:   []string{"books", "dvd", "electronics", "kitchen"},
 	Loaded:    []string{"books", "dvd", "electronics", "kitchen"},
 	Target:    "kitchen",

@@ -11,7 +11,7 @@ import (
 // holds them.
 var Digits = &Dataset{
 	Name:      "digits",
-	Summary:   "digits: mnist, usps, mnist_m, synthgen (generated), svhn and synth where present; 3x32x32 images, 10 classes",
+	Summary:   "3x32x32 images, 10 classes; synthgen generated, svhn and synth where the data directory holds them",
 	Domains:   []string{"mnist", "usps", "mnist_m", "synthgen", "svhn", "synth"},
 	Loaded:    []string{"mnist", "usps", "mnist_m", "synthgen"},
 	Target:    "mnist",

@@ -14,7 +14,7 @@ import (
 var OfficeCaltech = &Dataset{
 	Name:      "office-caltech",
 	Aliases:   []string{"officecaltech", "office-caltech10"},
-	Summary:   "Office-Caltech10, 4 domains, 800-bin SURF histograms, 10 classes (embedded)",
+	Summary:   "Office-Caltech10: 800-bin SURF histograms, 10 classes (embedded)",
 	Domains:   []string{"amazon", "webcam", "dslr", "caltech"},
 	Loaded:    []string{"amazon", "webcam", "dslr", "caltech"},
 	Target:    "dslr",

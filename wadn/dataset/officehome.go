@@ -11,7 +11,7 @@ import (
 var OfficeHome = &Dataset{
 	Name:      "office-home",
 	Aliases:   []string{"officehome"},
-	Summary:   "Office-Home as ResNet-50 features (office_home/office_home_<domain>.npz), 2048-d, 65 classes; not distributed here",
+	Summary:   "Office-Home as ResNet-50 features, 2048-d, 65 classes (office_home/office_home_<domain>.npz; not distributed here)",
 	Domains:   []string{"art", "clipart", "product", "real_world"},
 	Loaded:    []string{"art", "clipart", "product", "real_world"},
 	Scenarios: data.Scenarios,

@@ -36,11 +36,11 @@ func publishedAverage(scenario, name, method string) (float64, bool) {
 // the printed one where the paper prints it, otherwise the mean of the
 // per-target numbers when the paper gives all of them (ok false when it
 // gives none).
-func paperAverage(scenario, dataset, method string) (float64, bool) {
-	if v, ok := publishedAverage(scenario, dataset, method); ok {
+func paperAverage(scenario, name, method string) (float64, bool) {
+	if v, ok := publishedAverage(scenario, name, method); ok {
 		return v, true
 	}
-	per := publishedFigures(scenario, dataset)[method]
+	per := publishedFigures(scenario, name)[method]
 	if len(per) == 0 {
 		return 0, false
 	}
@@ -55,9 +55,9 @@ func paperAverage(scenario, dataset, method string) (float64, bool) {
 // table for a scenario and data set: those it gives a number for, for any
 // method (for the baselines of a table with averages alone, WADN's
 // targets). It is false where the paper gives no per-target number.
-func coversPaper(scenario, dataset string, targets map[string]bool) bool {
+func coversPaper(scenario, name string, targets map[string]bool) bool {
 	n := 0
-	for _, per := range publishedFigures(scenario, dataset) {
+	for _, per := range publishedFigures(scenario, name) {
 		for t := range per {
 			if !targets[t] {
 				return false
