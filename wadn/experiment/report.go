@@ -844,18 +844,18 @@ func sourceName(srcs []string, t, n int) string {
 // a method made of each source and of the target at the last epoch, as a
 // Markdown table: each source's weight lambda (mean over the seeds; "-"
 // where no epoch moved it from where it started: the method does not weigh
-// the sources), the
-// error of its final alpha (the mean absolute difference from the true
-// ratios, over the classes and seeds; "-" where the method does not
-// estimate alpha) and the estimated target label distribution (the last
-// epoch's target_dist, mean over the seeds, in class order).
+// the sources), the error of its final alpha (the mean absolute difference
+// from the true ratios, over the classes and seeds; "-" where the method
+// does not estimate alpha) beside, in brackets, the error alpha would have
+// left at 1, and the estimated target label distribution (the last epoch's
+// target_dist, mean over the seeds, in class order).
 func (rep *Report) WriteSources(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("| scenario | dataset | method | target | seeds | source: lambda, alpha error | estimated target distribution |\n")
+	b.WriteString("| scenario | dataset | method | target | seeds | source: lambda, alpha error (alpha at 1) | estimated target distribution |\n")
 	b.WriteString("|---|---|---|---|---|---|---|\n")
 	for _, row := range rep.Rows {
 		srcs := row.runs[0].Record.Identity.Sources
-		var lambda, dist []float64
+		var lambda, dist, uniform []float64
 		ok, moved := true, false
 		for _, r := range row.runs {
 			ok = ok && slices.Equal(r.Record.Identity.Sources, srcs) && len(r.Result.Lambda) == len(srcs) && len(r.History) > 0
@@ -868,6 +868,7 @@ func (rep *Report) WriteSources(w io.Writer) error {
 			last := r.History[len(r.History)-1]
 			lambda = addTo(lambda, r.Result.Lambda)
 			dist = addTo(dist, last.TargetDist)
+			uniform = addTo(uniform, unitErrors(r.Result.TrueAlpha))
 		}
 		if !ok {
 			continue
@@ -881,6 +882,9 @@ func (rep *Report) WriteSources(w io.Writer) error {
 			}
 			if len(row.AlphaErrors) == len(srcs) {
 				per[t] += fmt.Sprintf(", %.3f", row.AlphaErrors[t].Error)
+				if len(uniform) == len(srcs) {
+					per[t] += fmt.Sprintf(" (%.3f)", uniform[t]/n)
+				}
 			} else {
 				per[t] += ", -"
 			}
@@ -894,6 +898,18 @@ func (rep *Report) WriteSources(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// unitErrors returns, per source, the error alpha would have left at 1:
+// the mean absolute difference of the true ratios from 1 over the classes.
+func unitErrors(truth [][]float64) []float64 {
+	out := make([]float64, len(truth))
+	for t, r := range truth {
+		for _, v := range r {
+			out[t] += math.Abs(v-1) / float64(len(r))
+		}
+	}
+	return out
 }
 
 // addTo returns sum with v added element by element (sum grown from nil).

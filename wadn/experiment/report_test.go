@@ -826,10 +826,10 @@ func TestReportSources(t *testing.T) {
 		}
 	}
 	third := []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}
-	truth := [][]float64{{1, 1}, {1, 1}, {1, 1}}
-	a := fakeRun(t, dir, data.UDA, "wadn", "kitchen", 0, nil, 80, [][]float64{{1.2, 1}, {1, 1}, {1, 0.6}}, truth)
+	truth := [][]float64{{1, 1.5}, {1, 1.5}, {1, 1.5}}
+	a := fakeRun(t, dir, data.UDA, "wadn", "kitchen", 0, nil, 80, [][]float64{{1.2, 1.5}, {1, 1.5}, {1, 1.1}}, truth)
 	write(a, third, []float64{0.5, 0.3, 0.2}, []float64{0.4, 0.6})
-	b := fakeRun(t, dir, data.UDA, "wadn", "kitchen", 1, nil, 82, [][]float64{{1, 1}, {1, 1.2}, {1, 1}}, truth)
+	b := fakeRun(t, dir, data.UDA, "wadn", "kitchen", 1, nil, 82, [][]float64{{1, 1.5}, {1, 1.7}, {1, 1.5}}, truth)
 	write(b, third, []float64{0.3, 0.3, 0.4}, []float64{0.5, 0.5})
 	c := fakeRun(t, dir, data.UDA, "dann", "kitchen", 0, nil, 70, nil, nil)
 	write(c, third, third, []float64{0.45, 0.55})
@@ -842,7 +842,7 @@ func TestReportSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| uda | amazon | wadn | kitchen | 2 | books 0.400, 0.050; dvd 0.300, 0.050; electronics 0.300, 0.100 | 0.450 0.550 |",
+		"| uda | amazon | wadn | kitchen | 2 | books 0.400, 0.050 (0.250); dvd 0.300, 0.050 (0.250); electronics 0.300, 0.100 (0.250) | 0.450 0.550 |",
 		"| uda | amazon | dann | kitchen | 1 | books -, -; dvd -, -; electronics -, - | 0.450 0.550 |",
 	} {
 		if !strings.Contains(out.String(), want) {
