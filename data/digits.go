@@ -403,12 +403,7 @@ func ReadDigitsMat(path string, opt DigitsOptions) (Split, error) {
 	}
 	y := make([]int, n)
 	for i := range y {
-		var l float64
-		if yv.Uint8 != nil {
-			l = float64(yv.Uint8[i])
-		} else {
-			l = yv.Float64[i]
-		}
+		l := yv.At(i)
 		if l != float64(int(l)) || l < 0 || l > 10 {
 			return Split{}, fmt.Errorf("%s: label %v of image %d, want 1..10 (10 for the digit 0)", path, l, i)
 		}

@@ -179,12 +179,7 @@ func readOfficeCaltechRaw(r io.Reader, path string) ([]float64, []int, error) {
 	}
 	y := make([]int, n)
 	for i := range y {
-		var l float64
-		if lab.Uint8 != nil {
-			l = float64(lab.Uint8[i])
-		} else {
-			l = lab.Float64[i]
-		}
+		l := lab.At(i)
 		if l != math.Trunc(l) || l < 1 || l > OfficeCaltechClasses {
 			return nil, nil, fmt.Errorf("office-caltech: %s: label %v of row %d, want 1..%d", path, l, i+1, OfficeCaltechClasses)
 		}
@@ -195,12 +190,7 @@ func readOfficeCaltechRaw(r io.Reader, path string) ([]float64, []int, error) {
 	counts := make([]float64, n*OfficeCaltechFeatures)
 	for j := 0; j < OfficeCaltechFeatures; j++ {
 		for i := 0; i < n; i++ {
-			var v float64
-			if fts.Uint8 != nil {
-				v = float64(fts.Uint8[j*n+i])
-			} else {
-				v = fts.Float64[j*n+i]
-			}
+			v := fts.At(j*n + i)
 			if !(v >= 0) || v != math.Trunc(v) || math.IsInf(v, 0) {
 				return nil, nil, fmt.Errorf("office-caltech: %s: fts(%d, %d) = %v, want a count", path, i+1, j+1, v)
 			}

@@ -34,6 +34,15 @@ type Array struct {
 	Float64 []float64 // the elements, for every other class
 }
 
+// At returns element i (in the file's column-major order) as a float64,
+// whichever of Uint8 and Float64 holds the elements.
+func (a *Array) At(i int) float64 {
+	if a.Uint8 != nil {
+		return float64(a.Uint8[i])
+	}
+	return a.Float64[i]
+}
+
 // Limits on what a file may claim.
 const (
 	MaxDims     = 32                // most dimensions of one array
