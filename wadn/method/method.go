@@ -92,7 +92,8 @@ func Define[S any](name string, scenarios []data.Scenario, summary string,
 					}
 					if err != nil {
 						// A mistake in the registry's declaration, which
-						// the dataset tests try for every method.
+						// TestMethodDefaultsOfDatasets (wadn/experiment)
+						// tries for every method, data set and scenario.
 						panic(fmt.Sprintf("data set %s, method %s: %v", ds, name, err))
 					}
 				}
