@@ -118,17 +118,6 @@ func loadOfficeCaltechFile(path, name string, opt LoadOptions) (Domain, error) {
 	return d, err
 }
 
-// ReadOfficeCaltechMat reads one domain's MAT-file, named name, and
-// preprocesses it (OfficeCaltechPreprocess). It checks the format only.
-func ReadOfficeCaltechMat(path, name string) (Domain, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Domain{}, fmt.Errorf("office-caltech: %w", err)
-	}
-	defer f.Close()
-	return readOfficeCaltech(f, path, name)
-}
-
 // OfficeCaltechLabels reads only the labels of one domain's MAT-file
 // (classes 0..9).
 func OfficeCaltechLabels(path string) ([]int, error) {

@@ -34,11 +34,7 @@ var OfficeCaltech = &Dataset{
 	Downloads: []fetch.Dataset{officeCaltechDownload()},
 	// WADN takes the authors' code's forms on its MLP, as on the Amazon
 	// reviews: the same network class and training path (WarnMLP).
-	MethodDefaults: []MethodDefault{
-		{Method: "wadn", Set: map[string]string{"c1": "1", "lambda-start": "2"}},
-		{Method: "wadn", Scenarios: []data.Scenario{data.UDA, data.Partial},
-			Set: map[string]string{"explicit": "squared", "class-norm": "true", "c0": "0.02", "alpha-keep": "0.8"}},
-	},
+	MethodDefaults: codeMLPDefaults,
 	// One epoch on 100 rows drawn per domain (about ten a class, so that a
 	// tenth of every class is labelled with limited labels), batches of 10.
 	Golden:        &Golden{Target: "dslr", Set: map[string]string{"epochs": "1", "train-size": "100", "batch": "10", "eval-batch": "50"}},

@@ -203,9 +203,7 @@ func checkSource(t *testing.T, ds *Dataset, src source) {
 	if src.dir == "" {
 		listed = ds.Lister.Embedded()
 	} else {
-		var jobs []data.CatalogJob
-		jobs = append(jobs, ds.Lister.Files(src.dir)...)
-		for _, j := range jobs {
+		for _, j := range ds.Lister.Files(src.dir) {
 			listed = append(listed, j.Run()...)
 		}
 	}
