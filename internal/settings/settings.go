@@ -7,7 +7,9 @@
 //	C0 float64 `setting:"c0" help:"weight of the conditional terms"`
 //	C2 float64 `setting:"c2" scenarios:"uda partial" help:"L1 weight of the alpha problem"`
 //
-// The name is kebab-case and unique among the structs of a run. The scenarios
+// The name is kebab-case and unique among the structs of a run. A number
+// setting may declare the interval it must lie in with a range tag
+// (Bounds), which Check and Field.Set enforce. The scenarios
 // tag lists the scenarios whose training reads the setting (all when absent).
 // A setting added after runs were recorded without it is tagged
 // `record:"omitzero"` when its zero value does what those runs did: Recorded
@@ -43,7 +45,10 @@ type Field struct {
 	// OmitZero is set by the tag record:"omitzero": Recorded leaves the
 	// setting out at its zero value, Restore zeroes it when it is missing.
 	OmitZero bool
-	v        reflect.Value
+	// Bounds, from the range tag, is the interval a number setting must lie
+	// in (Check); nil: any.
+	Bounds *Bounds
+	v      reflect.Value
 }
 
 // Enum is implemented by enumerations that can list their values.
@@ -105,6 +110,13 @@ func appendFields(out []Field, v reflect.Value, seen map[string]bool) []Field {
 		f := Field{Name: name, Help: sf.Tag.Get("help"), v: v.Field(i)}
 		if sc := sf.Tag.Get("scenarios"); sc != "" {
 			f.Scenarios = strings.Fields(sc)
+		}
+		if r, ok := sf.Tag.Lookup("range"); ok {
+			k := sf.Type.Kind()
+			if isText(sf.Type) || (k != reflect.Int && k != reflect.Float64 && k != reflect.Slice) {
+				panic(fmt.Sprintf("settings: %s.%s: a range tag on a %v", v.Type(), sf.Name, sf.Type))
+			}
+			f.Bounds = parseBounds(v.Type().String()+"."+sf.Name, r)
 		}
 		switch r := sf.Tag.Get("record"); r {
 		case "":
@@ -215,8 +227,22 @@ func (f Field) String() string {
 }
 
 // Set sets the setting from its text form. An error names the setting and
-// says what was expected; the value is unchanged then.
+// says what was expected (a value outside its range tag's interval
+// included); the value is unchanged then.
 func (f Field) Set(text string) error {
+	old := reflect.New(f.v.Type()).Elem()
+	old.Set(f.v)
+	if err := f.set(text); err != nil {
+		return err
+	}
+	if err := f.check(); err != nil {
+		f.v.Set(old)
+		return err
+	}
+	return nil
+}
+
+func (f Field) set(text string) error {
 	v := f.v
 	t := v.Type()
 	if isText(t) {
@@ -296,7 +322,12 @@ func (f Field) SetJSON(raw json.RawMessage) error {
 		if err := json.Unmarshal(raw, &list); err != nil {
 			return fmt.Errorf("%s: %s is not a list of integers", f.Name, raw)
 		}
+		old := f.v.Interface()
 		f.v.Set(reflect.ValueOf(list))
+		if err := f.check(); err != nil {
+			f.v.Set(reflect.ValueOf(old))
+			return err
+		}
 		return nil
 	case isText(f.v.Type()) && (bytes.HasPrefix(raw, []byte("[")) || bytes.HasPrefix(raw, []byte("{"))):
 		return fmt.Errorf("%s: %s is not a single value", f.Name, raw)

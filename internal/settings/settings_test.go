@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -307,5 +308,91 @@ func TestRecordedAndRestore(t *testing.T) {
 	}
 	if err := Restore(Fields(&later{}), map[string]any{"c1": 1.0}); !errors.Is(err, ErrUnknown) {
 		t.Errorf("unknown name: %v, want ErrUnknown", err)
+	}
+}
+
+// bounded are settings with range tags.
+type bounded struct {
+	LR    float64 `setting:"lr" range:"(0,inf)"`
+	Keep  float64 `setting:"keep" range:"[0,1)"`
+	Depth int     `setting:"depth" range:"[1,8]"`
+	Sizes []int   `setting:"sizes" range:"[1,inf)"`
+	Free  float64 `setting:"free"`
+}
+
+// TestBounds checks that Set refuses a value outside a setting's range,
+// naming it and the interval and leaving the value as it was, and that
+// Check finds a value set in code outside it.
+func TestBounds(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		ok         bool
+		want       string
+	}{
+		{"lr", "0.5", true, ""},
+		{"lr", "0", false, "lr = 0, want > 0"},
+		{"lr", "-1", false, "want > 0"},
+		{"keep", "0", true, ""},
+		{"keep", "1", false, "keep = 1, want in [0, 1)"},
+		{"depth", "8", true, ""},
+		{"depth", "9", false, "depth = 9, want in [1, 8]"},
+		{"depth", "0", false, "want in [1, 8]"},
+		{"sizes", "3,4", true, ""},
+		{"sizes", "3,0", false, "sizes = 0, want >= 1"},
+		{"free", "-1e300", true, ""},
+	} {
+		s := bounded{LR: 1, Keep: 0.5, Depth: 2, Sizes: []int{5}}
+		before := s
+		f, err := Lookup(Fields(&s), c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = f.Set(c.text)
+		if (err == nil) != c.ok || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s = %s: error %v, want ok %v (%q)", c.name, c.text, err, c.ok, c.want)
+		}
+		if err != nil && !reflect.DeepEqual(s, before) {
+			t.Errorf("%s = %s: refused, but the settings changed to %+v", c.name, c.text, s)
+		}
+	}
+	s := bounded{LR: 1, Keep: 0.5, Depth: 2}
+	if err := Check(Fields(&s)); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+	s.Keep = 2
+	if err := Check(Fields(&s)); err == nil || !strings.Contains(err.Error(), "keep") {
+		t.Errorf("keep 2 passed Check: %v", err)
+	}
+	s.Keep = 0.5
+	if f, _ := Lookup(Fields(&s), "sizes"); f.SetJSON([]byte("[1,-2]")) == nil || len(s.Sizes) != 0 {
+		t.Errorf("a list out of range set from JSON: %v", s.Sizes)
+	}
+}
+
+// TestBadRangeTags checks that a malformed range tag is a declaration
+// mistake, found when the fields are listed.
+func TestBadRangeTags(t *testing.T) {
+	for name, p := range map[string]any{
+		"no interval": &struct {
+			X float64 `setting:"x" range:"0,1"`
+		}{},
+		"reversed": &struct {
+			X float64 `setting:"x" range:"[2,1]"`
+		}{},
+		"not a number": &struct {
+			X float64 `setting:"x" range:"[a,1]"`
+		}{},
+		"on a bool": &struct {
+			X bool `setting:"x" range:"[0,1]"`
+		}{},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			Fields(p)
+		}()
 	}
 }
