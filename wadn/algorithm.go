@@ -61,7 +61,10 @@ func (a *algo) Setup(r *method.Run) (params, buffers []nn.Param[float32], err er
 		r.Alpha = r.TrueAlpha()
 	}
 	for t := range T {
-		c := r.Net.NewCritic(r.Init)
+		c := r.Net.NewHead(1, r.Init)
+		if a.s.CriticSigmoid {
+			c = nets.Squash(c, nn.Sigmoid[float32]{})
+		}
 		a.critics = append(a.critics, c)
 		params = append(params, nn.Prefix(fmt.Sprintf("critic%d", t), c.Params())...)
 	}
@@ -221,9 +224,9 @@ func (a *algo) Step(r *method.Run, epoch int) error {
 			total = autodiff.Add(total, term)
 		}
 		r.Sums.Class[t] += float64(cls.Item())
-		r.Sums.Explicit[t] += float64(expl.Item())
-		r.Sums.Implicit[t] += float64(impl.Item())
-		r.Sums.Penalty[t] += float64(gp.Item())
+		r.Sums.Terms[explicitTerm][t] += float64(expl.Item())
+		r.Sums.Terms[implicitTerm][t] += float64(impl.Item())
+		r.Sums.Terms[penaltyTerm][t] += float64(gp.Item())
 	}
 	if r.Scenario == data.Limited && cfg.TargetWeight > 0 {
 		ce, err := autodiff.CrossEntropy(autodiff.Slice(logits, 0, T*B, (T+1)*B), yT, nil, autodiff.ReduceMean)
@@ -364,9 +367,9 @@ func (a *algo) EndEpoch(r *method.Run, epoch int, log *method.EpochLog) error {
 			c1 = 0
 		}
 		for t := range T {
-			W[t] = float64(cfg.Eps * log.Explicit[t])
+			W[t] = float64(cfg.Eps * log.Terms[explicitTerm].V[t])
 			if cfg.LambdaDistance == Both {
-				W[t] += float64((1 - cfg.Eps) * log.Implicit[t])
+				W[t] += float64((1 - cfg.Eps) * log.Terms[implicitTerm].V[t])
 			}
 			if cfg.C1 == C1Max {
 				c1 = math.Max(c1, log.Class[t])

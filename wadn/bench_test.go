@@ -49,15 +49,11 @@ func benchImages(name string, n int, seed uint64) data.Subset {
 
 // benchStep times WADN's training step with the defaults of ds on task.
 func benchStep(b *testing.B, task *data.Task, ds *dataset.Dataset, net nets.Network, batch int) {
-	a, err := newAlgo(Method.Settings(ds, data.UDA).(*Settings))
-	if err != nil {
-		b.Fatal(err)
-	}
 	tr := method.DefaultTrain(ds)
 	if batch > 0 {
 		tr.Batch = batch
 	}
-	r, err := method.NewRun(a, task, data.UDA, net, tr, 1)
+	r, err := method.NewRun(method.Job{Method: Method, Settings: Method.Settings(ds, data.UDA), Task: task, Scenario: data.UDA, Net: net, Train: tr}, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -32,30 +32,43 @@ import (
 
 // Method is WADN, for the registries of the experiment layer.
 var Method = func() method.Spec {
-	m := method.Define("wadn", []data.Scenario{data.UDA, data.Limited, data.Partial},
-		"WADN: alpha-weighted losses, conditional alignment, lambda from the bound", Defaults, newAlgo)
-	m.EstimatesAlpha = []data.Scenario{data.UDA, data.Partial} // limited: the labelled rows' ratios
-	return m
+	return method.Define(method.About{Name: "wadn", Scenarios: []data.Scenario{data.UDA, data.Limited, data.Partial},
+		Summary: "WADN: alpha-weighted losses, conditional alignment, lambda from the bound",
+		Terms: []method.Term{
+			explicitTerm: {Name: "explicit", Help: "each source's centroid distance to the target", PerSource: true},
+			implicitTerm: {Name: "implicit", Help: "each source's critic Wasserstein estimate", PerSource: true},
+			penaltyTerm:  {Name: "penalty", Help: "each source critic's gradient penalty", PerSource: true},
+		},
+		EstimatesAlpha:  []data.Scenario{data.UDA, data.Partial}, // limited: the labelled rows' ratios
+		EstimatesLambda: true,
+	}, Defaults, newAlgo)
 }()
+
+// The indices of WADN's terms in Run.Sums.Terms and EpochLog.Terms.
+const (
+	explicitTerm = iota
+	implicitTerm
+	penaltyTerm
+)
 
 // Settings are WADN's settings.
 type Settings struct {
-	Eps float64 `setting:"eps" help:"share of the explicit (centroid) conditional term; 1-eps goes to the critics"`
-	C0  float64 `setting:"c0" help:"weight of the conditional terms, in training and in the lambda problem"`
+	Eps float64 `setting:"eps" range:"[0,1]" help:"share of the explicit (centroid) conditional term; 1-eps goes to the critics"`
+	C0  float64 `setting:"c0" range:"[0,inf)" help:"weight of the conditional terms, in training and in the lambda problem"`
 	C1  C1      `setting:"c1" help:"weight of the norm term of the lambda problem: a number, or max (max_t L_t, the epoch's largest source loss)"`
-	C2  float64 `setting:"c2" scenarios:"uda partial" help:"L1 weight of the alpha problem (partial UDA)"`
-	GP  float64 `setting:"gp" help:"gradient-penalty coefficient of the critics"`
+	C2  float64 `setting:"c2" range:"[0,inf)" scenarios:"uda partial" help:"L1 weight of the alpha problem (partial UDA)"`
+	GP  float64 `setting:"gp" range:"[0,inf)" help:"gradient-penalty coefficient of the critics"`
 
-	CentroidKeep float64 `setting:"centroid-keep" help:"centroid moving average: C <- keep*C + (1-keep)*C_batch"`
-	AlphaKeep    float64 `setting:"alpha-keep" scenarios:"uda partial" help:"alpha moving average: alpha <- keep*alpha + (1-keep)*alpha_new"`
-	LambdaKeep   float64 `setting:"lambda-keep" help:"lambda moving average: lambda <- keep*lambda + (1-keep)*lambda_new"`
-	AlphaStart   int     `setting:"alpha-start" scenarios:"uda partial" help:"first epoch at whose end alpha is re-estimated"`
-	LambdaStart  int     `setting:"lambda-start" help:"first epoch at whose end lambda is re-estimated"`
+	CentroidKeep float64 `setting:"centroid-keep" range:"[0,1]" help:"centroid moving average: C <- keep*C + (1-keep)*C_batch"`
+	AlphaKeep    float64 `setting:"alpha-keep" range:"[0,1]" scenarios:"uda partial" help:"alpha moving average: alpha <- keep*alpha + (1-keep)*alpha_new"`
+	LambdaKeep   float64 `setting:"lambda-keep" range:"[0,1]" help:"lambda moving average: lambda <- keep*lambda + (1-keep)*lambda_new"`
+	AlphaStart   int     `setting:"alpha-start" range:"[0,inf)" scenarios:"uda partial" help:"first epoch at whose end alpha is re-estimated"`
+	LambdaStart  int     `setting:"lambda-start" range:"[0,inf)" help:"first epoch at whose end lambda is re-estimated"`
 	// AlignStart is the first epoch whose steps include the conditional
 	// terms (centroids and critics) and whose lambda problem counts them;
 	// before it the model learns from the alpha-weighted classification
 	// losses alone.
-	AlignStart int `setting:"align-start" help:"first epoch whose steps include the conditional (centroid and critic) terms"`
+	AlignStart int `setting:"align-start" range:"[0,inf)" help:"first epoch whose steps include the conditional (centroid and critic) terms"`
 	// ExplicitStart is the first epoch whose steps include the explicit
 	// (centroid) term, or the align-start's epoch.
 	ExplicitStart Start `setting:"explicit-start" help:"first epoch whose steps include the centroid term: a number, or align (with the critics, at align-start)"`
@@ -82,12 +95,16 @@ type Settings struct {
 	SoftEstimate bool `setting:"soft-estimate" scenarios:"uda partial" help:"estimate alpha from soft-max probabilities instead of arg-max classes"`
 	// PseudoThreshold, above 0, leaves out of the target centroids the rows
 	// whose predicted class has a probability below it.
-	PseudoThreshold float64 `setting:"pseudo-threshold" scenarios:"uda partial" help:"leave target rows predicted with a probability below this out of the target centroids (0: every row)"`
+	PseudoThreshold float64 `setting:"pseudo-threshold" range:"[0,1)" scenarios:"uda partial" help:"leave target rows predicted with a probability below this out of the target centroids (0: every row)"`
 	// TargetWeight scales the cross-entropy of the labelled target batch
 	// added to the loss, whose weight is then the labelled target's sample
 	// count over the sources' total (0: the labels serve alpha and the
 	// target centroids only, as in the paper).
-	TargetWeight float64 `setting:"target-weight" scenarios:"limited" help:"scale of the labelled target's cross-entropy added to the loss (1: weighted as merged into the source pool; 0: none, as the paper)"`
+	// CriticSigmoid ends every critic in a sigmoid, as the authors' code
+	// does on Office-Home; the data set's heads (nets.Network.NewHead)
+	// have no final squashing.
+	CriticSigmoid bool    `setting:"critic-sigmoid" record:"omitzero" help:"end every critic in a sigmoid (the authors' Office-Home code)"`
+	TargetWeight  float64 `setting:"target-weight" range:"[0,inf)" scenarios:"limited" help:"scale of the labelled target's cross-entropy added to the loss (1: weighted as merged into the source pool; 0: none, as the paper)"`
 }
 
 // Defaults returns WADN's settings for a scenario: the paper's eps 0.5, C0
@@ -120,20 +137,18 @@ func Defaults(sc data.Scenario) Settings {
 	return s
 }
 
-// Validate reports the first setting that cannot work.
+// Validate reports the first setting that cannot work: one outside the
+// interval its range tag declares, a negative c1, an explicit-start before
+// align's, or an enumeration out of its range.
 func (s *Settings) Validate() error {
-	unit := func(v float64) bool { return v >= 0 && v <= 1 }
+	if err := settings.Check(settings.Fields(s)); err != nil {
+		return err
+	}
 	switch {
-	case !unit(s.Eps):
-		return fmt.Errorf("eps = %v, want a value in [0, 1]", s.Eps)
-	case !(s.PseudoThreshold >= 0 && s.PseudoThreshold < 1):
-		return fmt.Errorf("pseudo-threshold %v, want a value in [0, 1)", s.PseudoThreshold)
-	case !(s.C0 >= 0) || !(s.C1 >= 0 || s.C1 == C1Max) || !(s.C2 >= 0) || !(s.GP >= 0) || !(s.TargetWeight >= 0):
-		return fmt.Errorf("c0, c1, c2, gp and target-weight must be >= 0 (have %v, %v, %v, %v, %v)", s.C0, s.C1, s.C2, s.GP, s.TargetWeight)
-	case !unit(s.CentroidKeep) || !unit(s.AlphaKeep) || !unit(s.LambdaKeep):
-		return fmt.Errorf("centroid-keep, alpha-keep and lambda-keep must lie in [0, 1] (have %v, %v, %v)", s.CentroidKeep, s.AlphaKeep, s.LambdaKeep)
-	case s.AlignStart < 0 || s.ExplicitStart < StartWithAlign:
-		return fmt.Errorf("align-start %d, explicit-start %v, want >= 0", s.AlignStart, s.ExplicitStart)
+	case !(s.C1 >= 0 || s.C1 == C1Max):
+		return fmt.Errorf("c1 = %v, want >= 0 or max", s.C1)
+	case s.ExplicitStart < StartWithAlign:
+		return fmt.Errorf("explicit-start %v, want >= 0 or align", s.ExplicitStart)
 	case s.Explicit < Paper || s.Explicit > Code || s.Centroids < Features || s.Centroids > Hidden || s.LambdaDistance < Both || s.LambdaDistance > ExplicitOnly || s.LambdaNorm < Shares || s.LambdaNorm > Equal || s.Alpha < Batches || s.Alpha > Oracle:
 		return fmt.Errorf("explicit %d, centroids %d, lambda-distance %d, lambda-norm %d or alpha %d out of range", s.Explicit, s.Centroids, s.LambdaDistance, s.LambdaNorm, s.Alpha)
 	}

@@ -41,14 +41,13 @@ func tinyConfig(sc data.Scenario) config {
 
 // train runs WADN with c on task.
 func train(task *data.Task, c config, opt method.Options) (*method.Result, error) {
-	a, err := newAlgo(&c.s)
-	if err != nil {
+	if _, err := newAlgo(&c.s); err != nil {
 		return nil, err
 	}
 	if err := c.net.Validate(); err != nil {
 		return nil, err
 	}
-	return method.Execute(context.Background(), a, task, c.sc, c.net, c.tr, opt)
+	return method.Execute(context.Background(), method.Job{Method: Method, Settings: &c.s, Task: task, Scenario: c.sc, Net: c.net, Train: c.tr}, opt)
 }
 
 func TestTrainResumeIsExact(t *testing.T) {
@@ -569,7 +568,7 @@ func TestPseudoThreshold(t *testing.T) {
 	explicit := func(r *method.Result) []float64 {
 		var e []float64
 		for _, h := range r.History {
-			e = append(e, h.Explicit...)
+			e = append(e, h.Term("explicit")...)
 		}
 		return e
 	}
@@ -689,11 +688,11 @@ func TestHiddenCentroids(t *testing.T) {
 	cfg := tinyConfig(data.UDA)
 	cfg.net.Depth = 1 // classifier 32 -> 16 -> 8 -> 2
 	cfg.s.C0, cfg.s.Centroids = 0.5, Hidden
-	a := &algo{s: cfg.s}
-	r, err := method.NewRun(a, fixture.Task(), data.UDA, cfg.net, cfg.tr, 2)
+	r, err := method.NewRun(method.Job{Method: Method, Settings: &cfg.s, Task: fixture.Task(), Scenario: data.UDA, Net: cfg.net, Train: cfg.tr}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
+	a := r.Algorithm().(*algo)
 	for _, c := range append(slices.Clone(a.centS), a.centT, a.zeroT) {
 		if got := c.Shape(); !slices.Equal(got, []int{2, 8}) {
 			t.Fatalf("centroid shape %v, want [2 8]", got)
@@ -730,7 +729,7 @@ func TestHiddenCentroids(t *testing.T) {
 		for i := range a.History {
 			x, y := a.History[i], b.History[i]
 			if x.Accuracy != y.Accuracy || x.Loss != y.Loss || !slices.Equal(x.Class, y.Class) ||
-				!slices.Equal(x.Implicit, y.Implicit) || (explicit && !slices.Equal(x.Explicit, y.Explicit)) {
+				!slices.Equal(x.Term("implicit"), y.Term("implicit")) || (explicit && !slices.Equal(x.Term("explicit"), y.Term("explicit"))) {
 				return false
 			}
 		}
@@ -775,15 +774,15 @@ func TestHiddenCentroids(t *testing.T) {
 // after the extractor and the classifier.
 func TestCriticsDrawnAfterTheModel(t *testing.T) {
 	cfg := tinyConfig(data.UDA)
-	a := &algo{s: cfg.s}
-	r, err := method.NewRun(a, fixture.Task(), data.UDA, cfg.net, cfg.tr, 9)
+	r, err := method.NewRun(method.Job{Method: Method, Settings: &cfg.s, Task: fixture.Task(), Scenario: data.UDA, Net: cfg.net, Train: cfg.tr}, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
+	a := r.Algorithm().(*algo)
 	rng := nn.NewRand(9)
 	cfg.net.NewExtractor(rng)
 	cfg.net.NewClassifier(2, rng)
-	want := cfg.net.NewCritic(rng).Params()
+	want := cfg.net.NewHead(1, rng).Params()
 	got := a.critics[0].Params()
 	for i := range want {
 		if !slices.Equal(want[i].Tensor.Data(), got[i].Tensor.Data()) {

@@ -1,5 +1,7 @@
 package kernel
 
+//go:generate sh -c "cd ../.. && python3 scripts/winograd_gen.py"
+
 // The transforms of the Winograd convolutions F(4x4, 3x3) and F(5x5, 3x3)
 // and the copies that lay images out for them. They work on float32 values
 // in groups of eight lanes: lane l of every vector belongs to the l-th of

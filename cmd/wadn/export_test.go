@@ -53,7 +53,7 @@ func newTestNetwork(kind string, seed uint64) *testNetwork {
 	}
 	n.ext = n.net.NewExtractor(rng)
 	n.cls = n.net.NewClassifier(classes, rng)
-	n.crit = n.net.NewCritic(rng)
+	n.crit = n.net.NewHead(1, rng)
 	return n
 }
 

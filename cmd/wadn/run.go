@@ -281,13 +281,9 @@ func flagNames(err error) string {
 func cells(specs []*experiment.Spec) int {
 	seen := map[string]bool{}
 	for _, s := range specs {
-		seen[cellKey(s)] = true
+		seen[s.Cell()] = true
 	}
 	return len(seen)
-}
-
-func cellKey(s *experiment.Spec) string {
-	return strings.Join([]string{s.Dataset.Name, s.Scenario.String(), s.Method.Name, s.Target, strings.Join(s.Sources, ","), s.Label()}, "|")
 }
 
 // runName names a run in messages: its seed, and with several cells its
@@ -348,7 +344,7 @@ func printOutcomes(w io.Writer, outs []*experiment.Outcome, asJSON bool) error {
 	var order []string
 	byCell := map[string]*cellResult{}
 	for _, o := range outs {
-		k := cellKey(o.Spec)
+		k := o.Spec.Cell()
 		c, ok := byCell[k]
 		if !ok {
 			s := o.Spec

@@ -53,10 +53,13 @@ func (v setValue) Set(s string) error {
 }
 
 // register defines --set and a flag for every setting any run has on fs.
-func (sf *settingFlags) register(fs *flag.FlagSet) {
+func (sf *settingFlags) register(fs *flag.FlagSet) { sf.registerFields(fs, allSettings()) }
+
+// registerFields defines --set and a flag for every setting of fields on fs.
+func (sf *settingFlags) registerFields(fs *flag.FlagSet, fields []settings.Field) {
 	fs.Var(setValue{sf}, "set", "set a setting: `NAME=VALUE` (repeatable; any setting also as --NAME VALUE; 'wadn help settings' lists them)")
 	sf.names = map[string]bool{}
-	for _, f := range allSettings() {
+	for _, f := range fields {
 		if fs.Lookup(f.Name) != nil || sf.names[f.Name] {
 			continue // a common flag of the same name (epochs)
 		}
@@ -91,6 +94,30 @@ func allSettings() []settings.Field {
 		}
 	}
 	return out
+}
+
+// apply sets the settings given, in order, on fields; an error names the
+// setting, or says that fields have none of that name.
+func (sf *settingFlags) apply(fields []settings.Field) error {
+	for _, a := range sf.list {
+		f, err := settings.Lookup(fields, a.name)
+		if err != nil {
+			return fmt.Errorf("--%s: not a setting here", a.name)
+		}
+		if err := f.Set(a.value); err != nil {
+			return fmt.Errorf("--%w", err)
+		}
+	}
+	return nil
+}
+
+// settingsLine lists fields as NAME VALUE, comma-separated.
+func settingsLine(fields []settings.Field) string {
+	var parts []string
+	for _, f := range fields {
+		parts = append(parts, f.Name+" "+f.String())
+	}
+	return strings.Join(parts, ", ")
 }
 
 // printUsage writes the flags of fs that are not settings.

@@ -17,6 +17,8 @@ import (
 	"github.com/wadn-go/wadn/internal/datadir"
 	"github.com/wadn-go/wadn/internal/lock"
 	"github.com/wadn-go/wadn/internal/settings"
+	"github.com/wadn-go/wadn/wadn/method"
+	"github.com/wadn-go/wadn/wadn/nets"
 	"github.com/wadn-go/wadn/wadn/supervised"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
@@ -25,7 +27,7 @@ func init() {
 	register(&command{
 		name:    "train",
 		summary: "train the digits CNN on one labelled digits domain",
-		usage:   "[--data DIR] [--domain mnist] [--epochs N] [--out DIR] [--json] | --resume --out DIR",
+		usage:   "[--data DIR] [--domain mnist] [--epochs N] [--NAME VALUE | --set NAME=VALUE ...] [--out DIR] [--json] | --resume --out DIR",
 		run:     runTrain,
 	})
 }
@@ -46,18 +48,23 @@ type trainRecord struct {
 func runTrain(ctx context.Context, e *env, args []string) error {
 	c := commands["train"]
 	flags := newFlagSet(c, e)
-	def := supervised.Defaults()
+	s := supervised.Defaults()
+	fields := settings.Fields(&s)
+	var sf settingFlags
 	dir := flags.String("data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+")")
 	domain := flags.String("domain", "mnist", "digits domain: mnist, usps, mnist_m, svhn, synth or synthgen")
-	epochs := flags.Int("epochs", def.Epochs, "number of epochs")
-	batch := flags.Int("batch", def.Batch, "mini-batch size")
-	lr := flags.Float64("lr", def.LR, "Adadelta learning rate")
 	seed := flags.Uint64("seed", 0, "random seed of initialisation and shuffling")
 	threads := flags.Int("threads", 0, "worker threads (0: all cores)")
 	out := flags.String("out", "", "output directory for the checkpoint and epoch log (default runs/train-DOMAIN-sSEED)")
 	resume := flags.Bool("resume", false, "continue the run in --out with the settings it recorded")
 	pixels := flags.String("pixels", "unit", "pixel scale: unit ([0,1]) or raw (0-255)")
 	asJSON := flags.Bool("json", false, "print the per-epoch results as JSON")
+	sf.registerFields(flags, fields)
+	flags.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: wadn %s %s\n\n%s\n\nflags:\n", c.name, c.usage, c.summary)
+		sf.printUsage(e.stderr, flags)
+		fmt.Fprintf(e.stderr, "\nThe training settings of wadn run are flags here too, at these defaults: %s.\n", settingsLine(fields))
+	}
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -69,7 +76,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return usage("unexpected argument %q", flags.Arg(0))
 	}
 	rec := trainRecord{Domain: *domain, Seed: *seed, DataDir: *dir}
-	s := supervised.Settings{Epochs: *epochs, Batch: *batch, LR: *lr, EvalBatch: def.EvalBatch}
+	if err := sf.apply(fields); err != nil {
+		return usage("%v", err)
+	}
 	if err := rec.Pixels.UnmarshalText([]byte(*pixels)); err != nil {
 		return usage("--pixels: %v", err)
 	}
@@ -87,6 +96,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 				given = append(given, "--"+f.Name)
 			}
 		})
+		for _, a := range sf.list {
+			given = append(given, "--"+a.name)
+		}
 		if len(given) > 0 {
 			return usage("--resume continues the run in %s with the settings it recorded: give no %v", *out, given)
 		}
@@ -96,7 +108,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		if flagSet(flags, "data") {
 			rec.DataDir = *dir
 		}
-		fields := settings.Fields(&s)
 		for name, v := range rec.Settings {
 			f, err := settings.Lookup(fields, name)
 			if err != nil {
@@ -108,7 +119,10 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	rec.Settings = settings.Map(settings.Fields(&s))
+	if err := s.Validate(); err != nil {
+		return usage("%v", err)
+	}
+	rec.Settings = settings.Map(fields)
 	if rec.Domain != "synthgen" && rec.DataDir == "" {
 		return usage("no data directory: give --data DIR or set %s", datadir.Env)
 	}
@@ -146,24 +160,24 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stderr, "%s: %d train, %d test images; %d threads (%s kernels); output %s\n",
 		rec.Domain, d.Train.Len(), d.Test.Len(), kernel.Threads(), kernel.Impl(), *out)
 	var last time.Time
-	res, err := supervised.Train(ctx, d, s, supervised.Options{Seed: rec.Seed, Dir: *out, Resume: *resume,
-		Progress: func(p supervised.Progress) {
+	res, err := supervised.Train(ctx, d, nets.Digits{}, s, method.Options{Seed: rec.Seed, Dir: *out, Resume: *resume,
+		Progress: func(p method.Progress) {
 			if time.Since(last) < time.Second && p.Step != p.Steps {
 				return
 			}
 			last = time.Now()
-			fmt.Fprintf(e.stderr, "epoch %d/%d step %d/%d loss %.4f %.0f img/s left %s\n",
-				p.Epoch, p.Epochs, p.Step, p.Steps, p.Loss, p.SamplesPerSec, fmtLeft(p.Remaining))
+			fmt.Fprintf(e.stderr, "epoch %d/%d step %d/%d loss %.4f left %s\n",
+				p.Epoch, p.Epochs, p.Step, p.Steps, p.Loss, fmtLeft(p.Remaining))
 		},
 	})
-	for _, r := range res {
-		if !*asJSON {
+	if res != nil && !*asJSON {
+		for _, r := range res.History {
 			fmt.Fprintf(e.stdout, "epoch %d: loss %.4f, test accuracy %.2f%%, %.1f s (%.0f img/s)\n",
-				r.Epoch, r.Loss, r.TestAccuracy, r.Seconds, r.SamplesPerSec)
+				r.Epoch, r.Loss, r.Accuracy, r.Seconds, float64(d.Train.Len())/r.Seconds)
 		}
 	}
 	if *asJSON && res != nil {
-		b, _ := json.Marshal(map[string]any{"domain": rec.Domain, "seed": rec.Seed, "epochs": res})
+		b, _ := json.Marshal(map[string]any{"domain": rec.Domain, "seed": rec.Seed, "epochs": res.History})
 		fmt.Fprintln(e.stdout, string(b))
 	}
 	if errors.Is(err, trainer.ErrInterrupted) {

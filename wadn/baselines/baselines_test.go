@@ -37,11 +37,7 @@ func train(t *testing.T, m method.Spec, sc data.Scenario, task *data.Task, tr me
 			t.Fatal(err)
 		}
 	}
-	a, err := m.New(s)
-	if err != nil {
-		return nil, err
-	}
-	return method.Execute(context.Background(), a, task, sc, fixture.Net(), tr, opt)
+	return method.Execute(context.Background(), method.Job{Method: m, Settings: s, Task: task, Scenario: sc, Net: fixture.Net(), Train: tr}, opt)
 }
 
 // epochs returns the fixture's training settings for n epochs.
@@ -420,11 +416,7 @@ func TestMMEEntropySign(t *testing.T) {
 }
 
 func TestCosineHead(t *testing.T) {
-	a, err := MME.New(MME.Settings(dataset.Amazon, data.Limited))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := method.NewRun(a, fixture.Task(), data.Limited, fixture.Net(), fixture.Train(), 1)
+	tr, err := method.NewRun(method.Job{Method: MME, Settings: MME.Settings(dataset.Amazon, data.Limited), Task: fixture.Task(), Scenario: data.Limited, Net: fixture.Net(), Train: fixture.Train()}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

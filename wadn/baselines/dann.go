@@ -1,8 +1,6 @@
 package baselines
 
 import (
-	"fmt"
-
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn"
@@ -15,19 +13,17 @@ import (
 // gradient-reversal layer; the loss is the classification loss plus Mu times
 // the domain classifier's cross-entropy, as in the DARN code the paper's
 // baseline numbers come from.
-var DANN = method.Define("dann", everyScenario,
-	"sources merged, one domain classifier, gradient reversal",
+var DANN = method.Define(method.About{Name: "dann", Scenarios: everyScenario,
+	Summary: "sources merged, one domain classifier, gradient reversal",
+	Terms:   []method.Term{{Name: "domain", Help: "the domain classifier's cross-entropy, sources against target", Was: "implicit"}}},
 	func(data.Scenario) DANNSettings { return DANNSettings{Mu: 1e-2} },
 	func(s *DANNSettings) (method.Algorithm, error) {
-		if err := checkWeights(map[string]float64{"mu": s.Mu, "target-weight": s.TargetWeight}); err != nil {
-			return nil, err
-		}
 		return &dann{s: *s}, nil
 	})
 
 // DANNSettings are the settings of DANN.
 type DANNSettings struct {
-	Mu          float64 `setting:"mu" help:"weight of the adversarial term (the MDAN and DARN code's 1e-2)"`
+	Mu          float64 `setting:"mu" range:"[0,inf)" help:"weight of the adversarial term (the MDAN and DARN code's 1e-2)"`
 	PoolSources bool    `setting:"pool-sources" help:"draw each step's batch from the sources pooled into one domain, as the MDAN and DARN code"`
 	Labelled
 }
@@ -43,18 +39,7 @@ type Labelled struct {
 	// its target sample: the paper's limited-label figures for these
 	// methods sit at about their unsupervised ones, which training on the
 	// labels would not give.
-	TargetWeight float64 `setting:"target-weight" scenarios:"limited" help:"scale of the labelled target's cross-entropy added to the source objective (1: weighted as merged into the source pool; default 0)"`
-}
-
-// checkWeights reports the first of the named weights that is negative or
-// not a number.
-func checkWeights(w map[string]float64) error {
-	for name, v := range w {
-		if !(v >= 0) {
-			return fmt.Errorf("%s %v, want >= 0", name, v)
-		}
-	}
-	return nil
+	TargetWeight float64 `setting:"target-weight" range:"[0,inf)" scenarios:"limited" help:"scale of the labelled target's cross-entropy added to the source objective (1: weighted as merged into the source pool; default 0)"`
 }
 
 type dann struct {
@@ -68,7 +53,7 @@ func (a *dann) PoolsSources() bool { return a.s.PoolSources }
 
 func (a *dann) Setup(r *method.Run) (params, buffers []nn.Param[float32], err error) {
 	a.init(r)
-	a.net = r.Net.NewDomainNet(1, ownRand(r, 1))
+	a.net = r.Net.NewHead(1, ownRand(r, 1))
 	return nn.Prefix("dann.domain", a.net.Params()), nil, nil
 }
 
@@ -85,9 +70,7 @@ func (a *dann) Step(r *method.Run, epoch int) error {
 	if err != nil {
 		return err
 	}
-	for t := range bb.T {
-		r.Sums.Implicit[t] += float64(dom.Item())
-	}
+	r.Sums.Terms[0][0] += float64(dom.Item()) // domain
 	total := sumTerms(cls, autodiff.MulScalar(dom, float32(a.s.Mu)))
 	r.Sums.Loss += float64(total.Item())
 	return r.Update(total, nil)

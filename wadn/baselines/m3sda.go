@@ -1,7 +1,6 @@
 package baselines
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/wadn-go/wadn/autodiff"
@@ -26,23 +25,20 @@ import (
 //
 // Each update is an optimiser step on its own parameters (state per
 // parameter name, as three optimisers would keep it).
-var M3SDA = method.Define("m3sda", udaAndLimited,
-	"moment matching up to order 4, two classifiers, three-step update",
+var M3SDA = method.Define(method.About{Name: "m3sda", Scenarios: udaAndLimited,
+	Summary: "moment matching up to order 4, two classifiers, three-step update",
+	Terms: []method.Term{
+		{Name: "moment", Help: "the moment distance of the sources to the target", Was: "explicit"},
+		{Name: "discrepancy", Help: "the two classifiers' discrepancy on the target", Was: "implicit"}}},
 	func(data.Scenario) M3SDASettings { return M3SDASettings{Mu: 5e-4, Order: 4} },
 	func(s *M3SDASettings) (method.Algorithm, error) {
-		if err := checkWeights(map[string]float64{"m3sda-mu": s.Mu, "target-weight": s.TargetWeight}); err != nil {
-			return nil, err
-		}
-		if s.Order < 1 {
-			return nil, fmt.Errorf("m3sda-order %d, want >= 1", s.Order)
-		}
 		return &m3sda{s: *s}, nil
 	})
 
 // M3SDASettings are the settings of M3SDA.
 type M3SDASettings struct {
-	Mu      float64 `setting:"m3sda-mu" help:"weight of the moment-matching term (the DARN code's models: 5e-4 for the MLP, 1e-7 for the Digits CNN, which the digits data set sets)"`
-	Order   int     `setting:"m3sda-order" help:"highest matched moment"`
+	Mu      float64 `setting:"m3sda-mu" range:"[0,inf)" help:"weight of the moment-matching term (the DARN code's models: 5e-4 for the MLP, 1e-7 for the Digits CNN, which the digits data set sets)"`
+	Order   int     `setting:"m3sda-order" range:"[1,inf)" help:"highest matched moment"`
 	Central bool    `setting:"m3sda-central" help:"match the moments of order 2 and up about each domain's mean, as the M3SDA code (default: raw moments, as the DARN code)"`
 	Labelled
 }
@@ -111,9 +107,7 @@ func (a *m3sda) Step(r *method.Run, epoch int) error {
 		blocks[t] = bb.block(bb.z, t)
 	}
 	mom := m3sdaMoments(blocks, bb.block(bb.z, bb.unl), a.s.Order, a.s.Central)
-	for t := range bb.T {
-		r.Sums.Explicit[t] += float64(mom.Item())
-	}
+	r.Sums.Terms[0][0] += float64(mom.Item()) // moment
 	total := sumTerms(c1, c2, autodiff.MulScalar(mom, float32(a.s.Mu)))
 	r.Sums.Loss += float64(total.Item())
 	if err := r.Update(total, nil); err != nil {
@@ -131,9 +125,7 @@ func (a *m3sda) Step(r *method.Run, epoch int) error {
 		return err
 	}
 	disc := m3sdaDiscrepancy(bb.block(l1, bb.unl), bb.block(l2, bb.unl))
-	for t := range bb.T {
-		r.Sums.Implicit[t] += float64(disc.Item())
-	}
+	r.Sums.Terms[1][0] += float64(disc.Item()) // discrepancy
 	err = r.Update(autodiff.Sub(autodiff.Add(c1, c2), disc), a.cls)
 	bb.z.Release()
 	if err != nil {

@@ -19,20 +19,21 @@ import (
 // interpolations (one source drawn per batch, one xi) of detached features
 // so that it trains the critic only. The sources' soft-max weights, averaged
 // over the epoch, are kept as lambda.
-var MDMN = method.Define("mdmn", udaAndLimited,
-	"multi-domain critic with WGAN-GP and pairwise domain weights",
+var MDMN = method.Define(method.About{Name: "mdmn", Scenarios: udaAndLimited,
+	Summary: "multi-domain critic with WGAN-GP and pairwise domain weights",
+	Terms: []method.Term{
+		{Name: "critic", Help: "the multi-domain critic's Wasserstein estimate", Was: "implicit"},
+		{Name: "penalty", Help: "the critic's gradient penalty", Was: "penalty"}},
+	EstimatesLambda: true},
 	func(data.Scenario) MDMNSettings { return MDMNSettings{Mu: 1e-2, GP: 10} },
 	func(s *MDMNSettings) (method.Algorithm, error) {
-		if err := checkWeights(map[string]float64{"mu": s.Mu, "gp": s.GP, "target-weight": s.TargetWeight}); err != nil {
-			return nil, err
-		}
 		return &mdmn{s: *s}, nil
 	})
 
 // MDMNSettings are the settings of MDMN.
 type MDMNSettings struct {
-	Mu float64 `setting:"mu" help:"weight of the adversarial term (the DARN code's 1e-2)"`
-	GP float64 `setting:"gp" help:"gradient-penalty coefficient of the critic"`
+	Mu float64 `setting:"mu" range:"[0,inf)" help:"weight of the adversarial term (the DARN code's 1e-2)"`
+	GP float64 `setting:"gp" range:"[0,inf)" help:"gradient-penalty coefficient of the critic"`
 	Labelled
 }
 
@@ -47,7 +48,7 @@ type mdmn struct {
 func (a *mdmn) Setup(r *method.Run) (params, buffers []nn.Param[float32], err error) {
 	a.init(r)
 	T := len(r.Task.Sources)
-	a.net = r.Net.NewDomainNet(T+1, ownRand(r, 20))
+	a.net = r.Net.NewHead(T+1, ownRand(r, 20))
 	a.zint = autodiff.Zeros[float32](r.Train.Batch, r.Model.Extractor.Dim()).SetRequiresGrad(true)
 	a.acc = newWeightAcc(T)
 	return nn.Prefix("mdmn.critic", a.net.Params()), []nn.Param[float32]{{Name: "mdmn.weights", Tensor: a.acc.buf}}, nil
@@ -88,10 +89,8 @@ func (a *mdmn) Step(r *method.Run, epoch int) error {
 	}
 	gp := autodiff.MeanAll(autodiff.Square(autodiff.AddScalar(autodiff.RowNorm(g[0], 1e-10), -1)))
 	adv := autodiff.Add(crit, autodiff.MulScalar(gp, float32(a.s.GP)))
-	for t := range T {
-		r.Sums.Implicit[t] += float64(crit.Item())
-		r.Sums.Penalty[t] += float64(gp.Item())
-	}
+	r.Sums.Terms[0][0] += float64(crit.Item()) // critic
+	r.Sums.Terms[1][0] += float64(gp.Item())   // penalty
 	a.acc.add(fw)
 	tl, err := bb.targetLoss(logits, r.TargetWeight(a.s.TargetWeight))
 	if err != nil {

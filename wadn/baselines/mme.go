@@ -21,23 +21,18 @@ import (
 // p, so it raises the target entropy, while the extractor, its gradient
 // reversed, lowers it. MME's two updates per batch (cross-entropy, then
 // entropy) are taken as one step on their sum.
-var MME = method.Define("mme", []data.Scenario{data.Limited},
-	"limited labels: minimax entropy with a cosine classifier",
+var MME = method.Define(method.About{Name: "mme", Scenarios: []data.Scenario{data.Limited},
+	Summary: "limited labels: minimax entropy with a cosine classifier",
+	Terms:   []method.Term{{Name: "entropy", Help: "the adversarial entropy of the target predictions", Was: "implicit"}}},
 	func(data.Scenario) MMESettings { return MMESettings{Lambda: 0.1, Temp: 0.05} },
 	func(s *MMESettings) (method.Algorithm, error) {
-		if err := checkWeights(map[string]float64{"mme-lambda": s.Lambda}); err != nil {
-			return nil, err
-		}
-		if !(s.Temp > 0) {
-			return nil, fmt.Errorf("mme-temp %v, want > 0", s.Temp)
-		}
 		return &mme{s: *s}, nil
 	})
 
 // MMESettings are the settings of MME.
 type MMESettings struct {
-	Lambda float64 `setting:"mme-lambda" help:"weight of the adversarial entropy (the MME paper's 0.1)"`
-	Temp   float64 `setting:"mme-temp" help:"temperature of the cosine classifier (the MME paper's 0.05)"`
+	Lambda float64 `setting:"mme-lambda" range:"[0,inf)" help:"weight of the adversarial entropy (the MME paper's 0.1)"`
+	Temp   float64 `setting:"mme-temp" range:"(0,inf)" help:"temperature of the cosine classifier (the MME paper's 0.05)"`
 }
 
 // cosineHead is MME's cosine classifier built on the model's classifier:
@@ -137,9 +132,7 @@ func (a *mme) Step(r *method.Run, epoch int) error {
 		r.Sums.Pred[method.Argmax(ld[i*K:(i+1)*K])]++
 	}
 	ent := mmeAdentropy(lu, float32(a.s.Lambda))
-	for t := range T {
-		r.Sums.Implicit[t] += float64(ent.Item())
-	}
+	r.Sums.Terms[0][0] += float64(ent.Item()) // entropy
 	total := autodiff.Add(ce, ent)
 	r.Sums.Loss += float64(total.Item())
 	return r.Update(total, nil)

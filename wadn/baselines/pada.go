@@ -23,20 +23,18 @@ import (
 // weigh 1; the mean is over all rows). The domain classifier sits behind a
 // gradient-reversal layer whose coefficient rises as 2/(1+exp(-Ramp*p)) - 1
 // over the training progress p; the adversarial term is weighted by Mu.
-var PADA = method.Define("pada", []data.Scenario{data.Partial},
-	"partial: class weights from the averaged target predictions, weighted adversary",
+var PADA = method.Define(method.About{Name: "pada", Scenarios: []data.Scenario{data.Partial},
+	Summary: "partial: class weights from the averaged target predictions, weighted adversary",
+	Terms:   []method.Term{{Name: "domain", Help: "the class-weighted domain classifier's cross-entropy", Was: "implicit"}}},
 	func(data.Scenario) PADASettings { return PADASettings{Mu: 1, Ramp: 10} },
 	func(s *PADASettings) (method.Algorithm, error) {
-		if err := checkWeights(map[string]float64{"pada-mu": s.Mu, "pada-ramp": s.Ramp}); err != nil {
-			return nil, err
-		}
 		return &pada{s: *s}, nil
 	})
 
 // PADASettings are the settings of PADA.
 type PADASettings struct {
-	Mu   float64 `setting:"pada-mu" help:"weight of the class-weighted adversarial term (the PADA paper's 1)"`
-	Ramp float64 `setting:"pada-ramp" help:"steepness of the gradient-reversal ramp 2/(1+exp(-ramp*p))-1 (the PADA and DANN papers' 10)"`
+	Mu   float64 `setting:"pada-mu" range:"[0,inf)" help:"weight of the class-weighted adversarial term (the PADA paper's 1)"`
+	Ramp float64 `setting:"pada-ramp" range:"[0,inf)" help:"steepness of the gradient-reversal ramp 2/(1+exp(-ramp*p))-1 (the PADA and DANN papers' 10)"`
 }
 
 type pada struct {
@@ -47,7 +45,7 @@ type pada struct {
 
 func (a *pada) Setup(r *method.Run) (params, buffers []nn.Param[float32], err error) {
 	a.init(r)
-	a.net = r.Net.NewDomainNet(1, ownRand(r, 40))
+	a.net = r.Net.NewHead(1, ownRand(r, 40))
 	return nn.Prefix("pada.domain", a.net.Params()), nil, nil
 }
 
@@ -81,8 +79,8 @@ func (a *pada) Step(r *method.Run, epoch int) error {
 		1/float32((T+1)*B))
 	for t := range T {
 		r.Sums.Class[t] += float64(cls.Item())
-		r.Sums.Implicit[t] += float64(dom.Item())
 	}
+	r.Sums.Terms[0][0] += float64(dom.Item()) // domain
 	total := sumTerms(cls, autodiff.MulScalar(dom, float32(a.s.Mu)))
 	r.Sums.Loss += float64(total.Item())
 	return r.Update(total, nil)

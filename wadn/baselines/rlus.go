@@ -28,19 +28,18 @@ import (
 // is the epoch's mean gap, clipped at 0. The weights, uniform at first, are
 // solved at the end of every epoch; the sources' share is kept as lambda
 // (the target has the rest).
-var RLUS = method.Define("rlus", []data.Scenario{data.Limited},
-	"limited labels: source weights from a robust discrepancy bound",
+var RLUS = method.Define(method.About{Name: "rlus", Scenarios: []data.Scenario{data.Limited},
+	Summary:         "limited labels: source weights from a robust discrepancy bound",
+	Terms:           []method.Term{{Name: "gap", Help: "each source head's gap in true-class probability, source against labelled target", PerSource: true, Was: "implicit"}},
+	EstimatesLambda: true},
 	func(data.Scenario) RLUSSettings { return RLUSSettings{C: 1} },
 	func(s *RLUSSettings) (method.Algorithm, error) {
-		if err := checkWeights(map[string]float64{"rlus-c": s.C}); err != nil {
-			return nil, err
-		}
 		return &rlus{s: *s}, nil
 	})
 
 // RLUSSettings are the settings of RLUS.
 type RLUSSettings struct {
-	C float64 `setting:"rlus-c" help:"weight of the sample-size term of the bound (the bound's constant, 1)"`
+	C float64 `setting:"rlus-c" range:"[0,inf)" help:"weight of the sample-size term of the bound (the bound's constant, 1)"`
 }
 
 type rlus struct {
@@ -106,7 +105,7 @@ func (a *rlus) Step(r *method.Run, epoch int) error {
 		}
 		gaps[t] = autodiff.Sub(autodiff.MeanAll(ps), autodiff.MeanAll(pl))
 		g[t] += gaps[t].Item()
-		r.Sums.Implicit[t] += float64(gaps[t].Item())
+		r.Sums.Terms[0][t] += float64(gaps[t].Item()) // gap
 	}
 	g[T]++
 	total := autodiff.Sub(cls, sumTerms(gaps...))

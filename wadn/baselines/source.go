@@ -10,8 +10,8 @@ import (
 // no adaptation. With limited labels it is the paper's Source+Tar: the
 // labelled target batch's cross-entropy, weighted as if merged into the
 // source pool, is added, and the method is titled "source+tar" there.
-var Source = method.Define("source", everyScenario,
-	"sources merged, no adaptation (limited: with the labelled target)",
+var Source = method.Define(method.About{Name: "source", Scenarios: everyScenario,
+	Summary: "sources merged, no adaptation (limited: with the labelled target)"},
 	func(data.Scenario) SourceSettings { return SourceSettings{} },
 	func(s *SourceSettings) (method.Algorithm, error) { return &source{s: *s}, nil }).
 	Titled(data.Limited, "source+tar")

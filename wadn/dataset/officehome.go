@@ -38,8 +38,10 @@ var OfficeHome = &Dataset{
 		"uda":     {"darn": 76.54, "wadn": 79.39},
 		"partial": {"pada": 78.28, "darn": 77.12, "wadn": 83.98},
 	},
-	PaperProtocol: data.OfficeHomeProtocol,
-	NewSettings:   func() Settings { return &OfficeHomeSettings{Draw: DrawOf(data.OfficeHomeProtocol(data.Partial))} },
+	// The authors' Office-Home code ends its critics in a sigmoid.
+	MethodDefaults: []MethodDefault{{Method: "wadn", Scenarios: data.Scenarios, Set: map[string]string{"critic-sigmoid": "true"}}},
+	PaperProtocol:  data.OfficeHomeProtocol,
+	NewSettings:    func() Settings { return &OfficeHomeSettings{Draw: DrawOf(data.OfficeHomeProtocol(data.Partial))} },
 }
 
 // OfficeHomeSettings are the settings of the Office-Home features.

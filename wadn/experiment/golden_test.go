@@ -17,7 +17,10 @@ import (
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/datadir"
+	"github.com/wadn-go/wadn/optim"
 	"github.com/wadn-go/wadn/wadn/dataset"
+	"github.com/wadn-go/wadn/wadn/method"
+	"github.com/wadn-go/wadn/wadn/nets"
 	"github.com/wadn-go/wadn/wadn/supervised"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
@@ -183,13 +186,14 @@ func goldenSupervised(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := supervised.Train(context.Background(), d, supervised.Settings{Epochs: 2, Batch: 8, LR: 1, EvalBatch: 16}, supervised.Options{})
+	tr := method.Train{Epochs: 2, Batch: 8, Settings: optim.Settings{LR: 1}, EvalBatch: 16}
+	res, err := supervised.Train(context.Background(), d, nets.Digits{}, tr, method.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	for _, r := range res {
-		line, err := json.Marshal(map[string]any{"epoch": r.Epoch, "loss": r.Loss, "test_accuracy": r.TestAccuracy})
+	for _, r := range res.History {
+		line, err := json.Marshal(map[string]any{"epoch": r.Epoch, "loss": r.Loss, "test_accuracy": r.Accuracy})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -319,8 +319,7 @@ func (p *Plan) Specs() ([]*Spec, error) {
 									return nil, err
 								}
 							}
-							k := fmt.Sprint(ds, "/", sc, "/", m, "/", target, "/", s.Label(), "/", seed)
-							if !seen[k] {
+							if k := s.RunKey(); !seen[k] {
 								seen[k] = true
 								out = append(out, s)
 							}

@@ -43,11 +43,7 @@ func TestMethodsIgnoreUnreadSettings(t *testing.T) {
 							}
 						}
 					}
-					a, err := m.New(s)
-					if err != nil {
-						t.Fatal(err)
-					}
-					res, err := method.Execute(context.Background(), a, fixture.Task(), sc, fixture.Net(), tr, method.Options{Seed: 5})
+					res, err := method.Execute(context.Background(), method.Job{Method: m, Settings: s, Task: fixture.Task(), Scenario: sc, Net: fixture.Net(), Train: tr}, method.Options{Seed: 5})
 					if err != nil {
 						t.Fatal(err)
 					}

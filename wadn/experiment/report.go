@@ -238,6 +238,9 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
+			for i := range hist {
+				method.Canonical(spec.Method.Terms, &hist[i])
+			}
 			runs = append(runs, &Run{Dir: at, Record: rec, Result: res, Spec: spec, History: hist})
 			return nil
 		})
@@ -660,8 +663,9 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 // line per run and epoch, the run's identity (data set, scenario, method,
 // target, label, seed, key, directory) then the epoch's fields, those per
 // source as "class.SOURCE", "alpha.SOURCE.CLASS", "source_accuracy.SOURCE"
-// and so on, and the target distribution as "target_dist.CLASS". A field a
-// run lacks is empty.
+// and so on, the method's own terms under their names ("implicit.SOURCE"
+// for a term per source, "domain" for one value), and the target
+// distribution as "target_dist.CLASS". A field a run lacks is empty.
 func (rep *Report) WriteCSV(w io.Writer) error {
 	type runLog struct {
 		row   *Row
@@ -688,7 +692,15 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 				return err
 			}
 			srcs := r.Record.Identity.Sources
-			for _, field := range []string{"class", "explicit", "implicit", "penalty", "lambda", "alpha_error"} {
+			fields := []string{"class"}
+			for _, t := range r.Spec.Method.Terms {
+				if t.PerSource {
+					fields = append(fields, t.Name)
+				} else {
+					addCol(t.Name)
+				}
+			}
+			for _, field := range append(fields, "lambda", "alpha_error") {
 				for _, s := range srcs {
 					addCol(field + "." + s)
 				}
@@ -797,20 +809,26 @@ type cell struct{ name, value string }
 
 // epochCells returns the CSV cells of an epoch's fields other than loss,
 // accuracy and seconds, in column order: the trained weights' accuracy, the
-// per-source fields as FIELD.SOURCE, alpha as alpha.SOURCE.CLASS and the
-// target distribution as target_dist.CLASS.
+// per-source fields as FIELD.SOURCE (the class loss, then the method's own
+// terms under their names: a term of one value as NAME), alpha as
+// alpha.SOURCE.CLASS and the target distribution as target_dist.CLASS.
 func epochCells(h *method.EpochLog, srcs []string) []cell {
 	var cs []cell
 	if h.AccuracyTrained != nil {
 		cs = append(cs, cell{"accuracy_trained", csvNum(*h.AccuracyTrained)})
 	}
-	for _, f := range []struct {
-		name string
-		v    []float64
-	}{{"class", h.Class}, {"explicit", h.Explicit}, {"implicit", h.Implicit}, {"penalty", h.Penalty},
-		{"lambda", h.Lambda}, {"alpha_error", h.AlphaError}, {"source_accuracy", h.SourceAccuracy}} {
-		for t, x := range f.v {
-			cs = append(cs, cell{f.name + "." + sourceName(srcs, t, len(f.v)), csvNum(x)})
+	fields := []method.Value{{Name: "class", V: h.Class, PerSource: true}}
+	fields = append(fields, h.Terms...)
+	fields = append(fields, method.Value{Name: "lambda", V: h.Lambda, PerSource: true},
+		method.Value{Name: "alpha_error", V: h.AlphaError, PerSource: true},
+		method.Value{Name: "source_accuracy", V: h.SourceAccuracy, PerSource: true})
+	for _, f := range fields {
+		if !f.PerSource {
+			cs = append(cs, cell{f.Name, csvNum(f.V[0])})
+			continue
+		}
+		for t, x := range f.V {
+			cs = append(cs, cell{f.Name + "." + sourceName(srcs, t, len(f.V)), csvNum(x)})
 		}
 	}
 	for t, a := range h.Alpha {

@@ -687,7 +687,7 @@ func TestReportCSV(t *testing.T) {
 	}
 	for _, c := range []struct{ name, want string }{
 		{"method", "wadn"}, {"label", "c0 0.05"}, {"seed", "3"}, {"epoch", "2"}, {"loss", "0.25"}, {"accuracy", "80"},
-		{"class.dvd", "0.2"}, {"lambda.electronics", "0.5"}, {"alpha.dvd.1", "4"}, {"target_dist.0", "0.4"}, {"explicit.books", ""},
+		{"class.dvd", "0.2"}, {"lambda.electronics", "0.5"}, {"alpha.dvd.1", "4"}, {"target_dist.0", "0.4"},
 		{"accuracy_trained", "78.5"}, {"source_accuracy.books", "91"}, {"source_accuracy.electronics", "93"},
 	} {
 		i, ok := col[c.name]
@@ -701,6 +701,33 @@ func TestReportCSV(t *testing.T) {
 	}
 	if i := col["source_accuracy.dvd"]; recs[1][i] != "" {
 		t.Errorf("epoch 1, which has no source accuracy, gives %q", recs[1][i])
+	}
+
+	// A DANN run logged before the methods named their terms, its domain
+	// loss in every source's implicit slot: its CSV line has the loss as
+	// DANN's term "domain", and none of the slots.
+	dann := fakeRun(t, dir, data.UDA, "dann", "kitchen", 1, nil, 70, nil, nil)
+	dlog := `{"epoch":1,"loss":0.5,"class":[0.1,0.2,0.3],"explicit":[0,0,0],"implicit":[1.25,1.25,1.25],"penalty":[0,0,0],"lambda":[0.2,0.3,0.5],"alpha":[[1,2],[3,4],[5,6]],"accuracy":70,"target_dist":[0.4,0.6]}
+`
+	if err := os.WriteFile(filepath.Join(dann, "epochs.jsonl"), []byte(dlog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, col = reportCSV(t, dir)
+	for _, r := range recs[1:] {
+		if r[col["method"]] != "dann" {
+			continue
+		}
+		if i, ok := col["domain"]; !ok || r[i] != "1.25" {
+			t.Errorf("dann: no column domain of 1.25 in %v / %v", recs[0], r)
+		}
+		for _, slot := range []string{"explicit.books", "implicit.books", "penalty.books"} {
+			if i, ok := col[slot]; ok && r[i] != "" {
+				t.Errorf("dann: %s = %q, a slot DANN's terms do not read", slot, r[i])
+			}
+		}
+	}
+	if err := os.RemoveAll(dann); err != nil {
+		t.Fatal(err)
 	}
 
 	// A method that pools its sources logs one value per field, named

@@ -80,7 +80,7 @@ func (rn *Runner) Run(ctx context.Context, specs []*Spec) ([]*Outcome, error) {
 		if err := s.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Method.Name, err)
 		}
-		k := s.Dataset.Name + "/" + s.Target + "/" + s.Scenario.String() + "/" + s.Method.Name + "/" + s.Label() + fmt.Sprint("/", s.Seed)
+		k := s.RunKey()
 		if j, ok := seen[k]; ok {
 			return nil, fmt.Errorf("runs %d and %d are the same run (%s, seed %d)", j+1, i+1, s.Method.Name, s.Seed)
 		}
@@ -270,8 +270,7 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	algo, err := s.Method.New(s.Config)
-	if err != nil {
+	if _, err := s.Method.New(s.Config); err != nil { // refused before the run starts
 		return nil, err
 	}
 	envs, err := rn.startEnvironment(out.Dir, resume)
@@ -287,7 +286,7 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 	if rn.Progress != nil {
 		opt.Progress = func(p method.Progress) { rn.Progress(s, p) }
 	}
-	r, err := method.Execute(ctx, algo, task, s.Scenario, net, s.Train, opt)
+	r, err := method.Execute(ctx, method.Job{Method: s.Method, Settings: s.Config, Task: task, Scenario: s.Scenario, Net: net, Train: s.Train}, opt)
 	if err != nil {
 		if errors.Is(err, trainer.ErrInterrupted) && out.Dir != "" {
 			now := time.Now().UTC()

@@ -149,6 +149,17 @@ func (s *Spec) Changes() []settings.Change {
 	return settings.Diff(s.Defaults().Values(), s.Values(), names)
 }
 
+// Cell names the cell of a report the spec's runs fall in: data set,
+// scenario, method, target and Label (which holds the sources when they
+// were chosen), whatever the seed.
+func (s *Spec) Cell() string {
+	return strings.Join([]string{s.Dataset.Name, s.Scenario.String(), s.Method.Name, s.Target, s.Label()}, "|")
+}
+
+// RunKey names the spec's run among those of a plan: its Cell and its seed.
+// Two specs of one RunKey are the same run.
+func (s *Spec) RunKey() string { return fmt.Sprintf("%s|seed %d", s.Cell(), s.Seed) }
+
 // Label describes how the spec's settings differ from the defaults,
 // "c0 0.05, epochs 2", with "sources a,b" for a chosen source list: "" when
 // they do not.

@@ -23,7 +23,7 @@ type ToySettings struct {
 	Scale float64 `setting:"toy-scale" help:"scale of the source cross-entropy"`
 }
 
-var toy = method.Define("toy", []data.Scenario{data.UDA}, "a toy: the sources' cross-entropy, scaled",
+var toy = method.Define(method.About{Name: "toy", Scenarios: []data.Scenario{data.UDA}, Summary: "a toy: the sources' cross-entropy, scaled"},
 	func(data.Scenario) ToySettings { return ToySettings{Scale: 1} },
 	func(s *ToySettings) (method.Algorithm, error) { return &toyAlgo{s: *s}, nil })
 

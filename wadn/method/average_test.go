@@ -7,6 +7,7 @@ import (
 
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/nn"
+	"github.com/wadn-go/wadn/optim"
 )
 
 // TestAverageFollowsItsRecurrence feeds parameters through random walks and
@@ -83,7 +84,7 @@ func TestTrainValidateAverage(t *testing.T) {
 	}{
 		{0, true}, {0.999, true}, {1, false}, {-0.1, false}, {math.NaN(), false}, {math.Inf(1), false},
 	} {
-		tr := Train{Epochs: 1, Batch: 1, LR: 1, EvalBatch: 1, Average: tc.average}
+		tr := Train{Epochs: 1, Batch: 1, Settings: optim.Settings{LR: 1}, EvalBatch: 1, Average: tc.average}
 		if err := tr.Validate(); (err == nil) != tc.ok {
 			t.Errorf("average %v: Validate() = %v, want ok %v", tc.average, err, tc.ok)
 		}

@@ -41,6 +41,13 @@ type Algorithm interface {
 	EndEpoch(r *Run, epoch int, log *EpochLog) error
 }
 
+// Epocher is implemented by an Algorithm whose epoch is not the run's
+// default of the largest source's size over the batch (data.EpochSteps):
+// EpochSteps returns its steps per epoch, read once the run is set up.
+type Epocher interface {
+	EpochSteps(r *Run) int
+}
+
 // SourcePooler is implemented by an Algorithm that may train on the sources
 // pooled into one domain (data.Task.PooledSources); the run pools them
 // before it is built when PoolsSources says so.
@@ -48,19 +55,30 @@ type SourcePooler interface {
 	PoolsSources() bool
 }
 
-// Spec describes one method a run can train.
-type Spec struct {
+// About is what a method says of itself.
+type About struct {
 	Name      string          // as runs and commands name it
 	Scenarios []data.Scenario // the scenarios the paper runs it in
 	Summary   string          // one line for help texts
-	// Titles holds the paper's name of the method in the scenarios where
-	// it differs from Name; Title reads it.
-	Titles map[data.Scenario]string
+	// Terms are the method's own loss terms, which its steps add to
+	// Run.Sums.Terms in this order and its epoch log holds by name.
+	Terms []Term
 	// EstimatesAlpha lists the scenarios where the method's alpha estimates
 	// the label ratios T(y)/S_t(y), so that its error against them means
 	// something (not where alpha is computed from labelled target rows,
 	// the rows the true ratios come from).
 	EstimatesAlpha []data.Scenario
+	// EstimatesLambda is set for a method that weighs its sources (lambda
+	// moves from the uniform weights it starts at).
+	EstimatesLambda bool
+}
+
+// Spec describes one method a run can train.
+type Spec struct {
+	About
+	// Titles holds the paper's name of the method in the scenarios where
+	// it differs from Name; Title reads it.
+	Titles map[data.Scenario]string
 	// Settings returns the method's settings at their defaults for a data
 	// set and scenario: a pointer to a struct of tagged fields (package
 	// internal/settings).
@@ -71,15 +89,21 @@ type Spec struct {
 	New func(s any) (Algorithm, error)
 }
 
-// Define returns the Spec of a method whose settings have type S: defaults
-// gives them for a scenario, and newAlgo makes the algorithm from them,
-// refusing settings it cannot run with. On a data set, the settings the data
-// set gives the method other defaults for (dataset.Dataset.MethodDefaults)
-// are set over the method's own.
-func Define[S any](name string, scenarios []data.Scenario, summary string,
-	defaults func(sc data.Scenario) S, newAlgo func(s *S) (Algorithm, error)) Spec {
+// Define returns the Spec of the method a describes, whose settings have
+// type S: defaults gives them for a scenario, and newAlgo makes the
+// algorithm from them, refusing settings it cannot run with. On a data set,
+// the settings the data set gives the method other defaults for
+// (dataset.Dataset.MethodDefaults) are set over the method's own. Settings
+// whose fields declare bounds (internal/settings) are checked before
+// newAlgo sees them. It panics when a's terms cannot be logged, a mistake
+// in the declaration.
+func Define[S any](a About, defaults func(sc data.Scenario) S, newAlgo func(s *S) (Algorithm, error)) Spec {
+	if err := checkTerms(a.Terms); err != nil {
+		panic(fmt.Sprintf("method %s: %v", a.Name, err))
+	}
+	name := a.Name
 	return Spec{
-		Name: name, Scenarios: scenarios, Summary: summary,
+		About: a,
 		Settings: func(ds *dataset.Dataset, sc data.Scenario) any {
 			s := defaults(sc)
 			set := ds.MethodSettings(name, sc)
@@ -104,6 +128,9 @@ func Define[S any](name string, scenarios []data.Scenario, summary string,
 			p, ok := s.(*S)
 			if !ok {
 				return nil, fmt.Errorf("%s: settings of type %T, want %T", name, s, p)
+			}
+			if err := settings.Check(settings.Fields(p)); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
 			}
 			a, err := newAlgo(p)
 			if err != nil {

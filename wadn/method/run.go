@@ -11,6 +11,7 @@ import (
 
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/internal/settings"
 	"github.com/wadn-go/wadn/nn"
 	"github.com/wadn-go/wadn/optim"
 	"github.com/wadn-go/wadn/wadn/dataset"
@@ -20,16 +21,18 @@ import (
 
 // Train are the training settings every method reads.
 type Train struct {
-	Epochs    int     `setting:"epochs" help:"passes; an epoch is (largest source size / batch) steps"`
-	Batch     int     `setting:"batch" help:"samples of every domain per step"`
-	LR        float64 `setting:"lr" help:"Adadelta learning rate"`
-	EvalBatch int     `setting:"eval-batch" help:"samples per batch of evaluation"`
+	Epochs int `setting:"epochs" range:"[1,inf)" help:"passes; an epoch is (largest source size / batch) steps"`
+	Batch  int `setting:"batch" range:"[1,inf)" help:"samples of every domain per step"`
+	// Settings choose the optimiser (Adadelta by default) and its learning
+	// rate and hyperparameters.
+	optim.Settings
+	EvalBatch int `setting:"eval-batch" range:"[1,inf)" help:"samples per batch of evaluation"`
 	// Average, when positive, is the weight of the past in an exponential
 	// moving average of the extractor's and classifier's parameters, updated
 	// after every step; the average is what is evaluated and what a finished
 	// run keeps. Training itself does not read it. 0 evaluates the weights
 	// as trained.
-	Average float64 `setting:"average" record:"omitzero" help:"evaluate a moving average of the model's weights, this weight on the past at every step (0: the weights as trained)"`
+	Average float64 `setting:"average" range:"[0,1)" record:"omitzero" help:"evaluate a moving average of the model's weights, this weight on the past at every step (0: the weights as trained)"`
 	// SourceAccuracy also evaluates, after every epoch, the weights
 	// evaluated on the target (the average's, with Average) on every
 	// source's held-out rows (data.Task.SourceTest), which training never
@@ -48,24 +51,16 @@ type Train struct {
 // a batch.
 func DefaultTrain(ds *dataset.Dataset) Train {
 	s := ds.Schedule
-	return Train{Epochs: s.Epochs, Batch: s.Batch, LR: s.LR, EvalBatch: 500, Average: s.Average}
+	return Train{Epochs: s.Epochs, Batch: s.Batch, Settings: optim.Settings{LR: s.LR}, EvalBatch: 500, Average: s.Average}
 }
 
-// Validate reports the first setting that cannot work.
+// Validate reports the first setting outside the interval its range tag
+// declares, or an optimiser's setting the chosen optimiser does not read.
 func (t *Train) Validate() error {
-	switch {
-	case t.Epochs <= 0:
-		return fmt.Errorf("epochs = %d, want > 0", t.Epochs)
-	case t.Batch <= 0:
-		return fmt.Errorf("batch = %d, want > 0", t.Batch)
-	case !(t.LR > 0):
-		return fmt.Errorf("learning rate %v, want > 0", t.LR)
-	case t.EvalBatch <= 0:
-		return fmt.Errorf("evaluation batch = %d, want > 0", t.EvalBatch)
-	case !(t.Average >= 0 && t.Average < 1):
-		return fmt.Errorf("average = %v, want in [0, 1)", t.Average)
+	if err := settings.Check(settings.Fields(t)); err != nil {
+		return err
 	}
-	return nil
+	return t.Settings.Validate()
 }
 
 // Options are the parts of a run that are not settings.
@@ -125,6 +120,7 @@ type Run struct {
 	State
 
 	algo   Algorithm
+	terms  []Term
 	params []nn.Param[float32]
 	bufs   []nn.Param[float32]
 	opt    optim.Optimizer[float32]
@@ -142,42 +138,15 @@ type State struct {
 	Sums   Sums        `json:"sums"`
 }
 
-// Sums accumulates the statistics of one epoch.
-type Sums struct {
-	Loss     float64       `json:"loss"`
-	Class    []float64     `json:"class"`
-	Explicit []float64     `json:"explicit"`
-	Implicit []float64     `json:"implicit"`
-	Penalty  []float64     `json:"penalty"`
-	Conf     [][][]float64 `json:"conf"` // per source [predicted][true] counts
-	Pred     []float64     `json:"pred"` // target predictions per class
-}
-
-func newSums(sources, classes int) Sums {
-	s := Sums{
-		Class: make([]float64, sources), Explicit: make([]float64, sources),
-		Implicit: make([]float64, sources), Penalty: make([]float64, sources),
-		Pred: make([]float64, classes),
-	}
-	for range sources {
-		c := make([][]float64, classes)
-		for y := range c {
-			c[y] = make([]float64, classes)
-		}
-		s.Conf = append(s.Conf, c)
-	}
-	return s
-}
-
 // EpochLog is one line of a run's epoch log.
 type EpochLog struct {
-	Epoch    int       `json:"epoch"`
-	Loss     float64   `json:"loss"`     // mean total loss
-	Class    []float64 `json:"class"`    // per source: mean alpha-weighted classification loss
-	Explicit []float64 `json:"explicit"` // per source: mean centroid distance
-	Implicit []float64 `json:"implicit"` // per source: mean critic Wasserstein estimate
-	Penalty  []float64 `json:"penalty"`  // per source: mean gradient penalty
-	Accuracy float64   `json:"accuracy"` // target test accuracy, percent
+	Epoch int       `json:"epoch"`
+	Loss  float64   `json:"loss"`  // mean total loss
+	Class []float64 `json:"class"` // per source: the method's mean classification loss on its batches
+	// Terms are the means of the method's own terms (Spec.Terms), in their
+	// declared order; the line holds each under its name.
+	Terms    []Value
+	Accuracy float64 `json:"accuracy"` // target test accuracy, percent
 	// AccuracyTrained is, with Train.Average, the target test accuracy of
 	// the weights as trained (Accuracy is the average's); nil without.
 	AccuracyTrained *float64 `json:"accuracy_trained,omitempty"`
@@ -211,30 +180,32 @@ type Result struct {
 	Params []nn.Param[float32]
 }
 
-// Execute trains algo, the algorithm of a method, on task with network net
-// and settings tr, and returns its result. It checkpoints every epoch and on
-// interruption (ctx cancelled): then it returns an error wrapping
-// trainer.ErrInterrupted, and a later call with opt.Resume continues to the
-// result an uninterrupted run would give.
-func Execute(ctx context.Context, algo Algorithm, task *data.Task, sc data.Scenario, net nets.Network, tr Train, opt Options) (*Result, error) {
-	if err := tr.Validate(); err != nil {
-		return nil, err
-	}
-	if p, ok := algo.(SourcePooler); ok && p.PoolsSources() {
-		var err error
-		if task, err = task.PooledSources(); err != nil {
-			return nil, err
-		}
-	}
-	r, err := NewRun(algo, task, sc, net, tr, opt.Seed)
+// Job is what a run trains: a method with its settings, on a task in a
+// scenario, with a data set's network and the training settings.
+type Job struct {
+	Method   Spec
+	Settings any // the method's settings, a pointer Method.Settings returned
+	Task     *data.Task
+	Scenario data.Scenario
+	Net      nets.Network
+	Train    Train
+}
+
+// Execute trains job's method and returns its result. It checkpoints every
+// epoch and on interruption (ctx cancelled): then it returns an error
+// wrapping trainer.ErrInterrupted, and a later call with opt.Resume
+// continues to the result an uninterrupted run would give.
+func Execute(ctx context.Context, job Job, opt Options) (*Result, error) {
+	r, err := NewRun(job, opt.Seed)
 	if err != nil {
 		return nil, err
 	}
+	task, sc := r.Task, r.Scenario
 	if opt.Identity == "" {
 		opt.Identity = fmt.Sprintf("target %s, %s, seed %d", task.Target, sc, opt.Seed)
 	}
 	loop := &trainer.Loop[EpochLog]{
-		Job: r, Epochs: tr.Epochs, Steps: r.Steps,
+		Job: r, Epochs: r.Train.Epochs, Steps: r.Steps,
 		Params: r.params, Buffers: r.bufs, Optimizer: r.opt, State: &r.State,
 		Identity: opt.Identity,
 		Rand:     r.pcg, Seed: opt.Seed,
@@ -247,6 +218,9 @@ func Execute(ctx context.Context, algo Algorithm, task *data.Task, sc data.Scena
 	if err != nil {
 		return nil, err
 	}
+	for i := range history { // lines of a checkpoint written before the terms were named
+		Canonical(r.terms, &history[i])
+	}
 	if r.avg != nil {
 		r.avg.swap()
 	}
@@ -257,10 +231,24 @@ func Execute(ctx context.Context, algo Algorithm, task *data.Task, sc data.Scena
 	return res, nil
 }
 
-// NewRun builds the run of algo on task, its model drawn from seed, and
-// sets the algorithm up (Algorithm.Setup), without training: Execute trains
-// it. Tests inspect a run so.
-func NewRun(algo Algorithm, task *data.Task, sc data.Scenario, net nets.Network, tr Train, seed uint64) (*Run, error) {
+// NewRun builds the run of job, its model drawn from seed, and sets the
+// algorithm up (Algorithm.Setup), without training: Execute trains it.
+// Tests inspect a run so.
+func NewRun(job Job, seed uint64) (*Run, error) {
+	tr, sc, net := job.Train, job.Scenario, job.Net
+	if err := tr.Validate(); err != nil {
+		return nil, err
+	}
+	algo, err := job.Method.New(job.Settings)
+	if err != nil {
+		return nil, err
+	}
+	task := job.Task
+	if p, ok := algo.(SourcePooler); ok && p.PoolsSources() {
+		if task, err = task.PooledSources(); err != nil {
+			return nil, err
+		}
+	}
 	T := len(task.Sources)
 	if T == 0 {
 		return nil, errors.New("the task has no sources")
@@ -282,7 +270,7 @@ func NewRun(algo Algorithm, task *data.Task, sc data.Scenario, net nets.Network,
 			}
 		}
 	}
-	r := &Run{Task: task, Scenario: sc, Train: tr, Net: net, Classes: k, Seed: seed, algo: algo}
+	r := &Run{Task: task, Scenario: sc, Train: tr, Net: net, Classes: k, Seed: seed, algo: algo, terms: job.Method.Terms}
 	r.pcg = rand.NewPCG(seed, 0)
 	r.Rand = rand.New(r.pcg)
 	r.Init = nn.NewRand(seed)
@@ -290,8 +278,7 @@ func NewRun(algo Algorithm, task *data.Task, sc data.Scenario, net nets.Network,
 	r.Model.Classifier = net.NewClassifier(k, r.Init)
 	r.Model.Extractor.SetRand(r.Rand)
 	nets.SetDropoutRand(r.Model.Classifier, r.Rand)
-	var err error
-	if r.opt, err = optim.NewAdadelta[float32](optim.AdadeltaConfig{LR: tr.LR}); err != nil {
+	if r.opt, err = optim.New[float32](tr.Settings); err != nil {
 		return nil, err
 	}
 	sizes := make([]int, T)
@@ -314,7 +301,7 @@ func NewRun(algo Algorithm, task *data.Task, sc data.Scenario, net nets.Network,
 	}
 	r.Splits = append(r.Splits, &task.TargetTrain.Split)
 
-	r.State = State{Acc: -1, Sums: newSums(T, k)}
+	r.State = State{Acc: -1, Sums: newSums(r.terms, T, k)}
 	r.Lambda = make([]float64, T)
 	for t := range r.Lambda {
 		r.Lambda[t] = 1 / float64(T)
@@ -349,6 +336,11 @@ func NewRun(algo Algorithm, task *data.Task, sc data.Scenario, net nets.Network,
 	if err != nil {
 		return nil, err
 	}
+	if e, ok := algo.(Epocher); ok {
+		if r.Steps = e.EpochSteps(r); r.Steps <= 0 {
+			return nil, fmt.Errorf("%s: %d steps an epoch", job.Method.Name, r.Steps)
+		}
+	}
 	r.params = append(r.params, ps...)
 	r.bufs = append(nn.Prefix("extractor", r.Model.Extractor.Buffers()), bufs...)
 	if tr.Average > 0 {
@@ -357,6 +349,9 @@ func NewRun(algo Algorithm, task *data.Task, sc data.Scenario, net nets.Network,
 	}
 	return r, nil
 }
+
+// Algorithm returns the run's algorithm.
+func (r *Run) Algorithm() Algorithm { return r.algo }
 
 // Params returns every trainable parameter of the run: the extractor's
 // ("extractor.*"), the classifier's ("classifier.*") and the method's.
@@ -439,9 +434,13 @@ func (r *Run) EndEpoch(epoch int, t trainer.Timing) (EpochLog, error) {
 	log := EpochLog{Epoch: epoch, Loss: s.Loss / n}
 	for t := range T {
 		log.Class = append(log.Class, s.Class[t]/n)
-		log.Explicit = append(log.Explicit, s.Explicit[t]/n)
-		log.Implicit = append(log.Implicit, s.Implicit[t]/n)
-		log.Penalty = append(log.Penalty, s.Penalty[t]/n)
+	}
+	for i, term := range r.terms {
+		v := Value{Name: term.Name, PerSource: term.PerSource}
+		for _, x := range s.Terms[i] {
+			v.V = append(v.V, x/n)
+		}
+		log.Terms = append(log.Terms, v)
 	}
 	log.Accuracy = r.Model.Accuracy(&r.Task.TargetTest.Split, r.Train.EvalBatch)
 	if r.avg != nil {
@@ -472,7 +471,7 @@ func (r *Run) EndEpoch(epoch int, t trainer.Timing) (EpochLog, error) {
 		}
 	}
 	log.Seconds = t.Seconds
-	r.Sums = newSums(T, r.Classes)
+	r.Sums = newSums(r.terms, T, r.Classes)
 	return log, nil
 }
 

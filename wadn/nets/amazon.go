@@ -77,11 +77,8 @@ func (a *Amazon) NewClassifier(classes int, rng *rand.Rand) nn.Module[float32] {
 	return nn.NewMLP[float32](a.heads(classes), a.Dropout, rng)
 }
 
-// NewCritic returns the MLP Hidden[Depth-1:] -> 1 without dropout.
-func (a *Amazon) NewCritic(rng *rand.Rand) nn.Module[float32] { return a.NewDomainNet(1, rng) }
-
-// NewDomainNet returns the MLP Hidden[Depth-1:] -> out without dropout.
-func (a *Amazon) NewDomainNet(out int, rng *rand.Rand) nn.Module[float32] {
+// NewHead returns the MLP Hidden[Depth-1:] -> out without dropout.
+func (a *Amazon) NewHead(out int, rng *rand.Rand) nn.Module[float32] {
 	return nn.NewMLP[float32](a.heads(out), 0, rng)
 }
 

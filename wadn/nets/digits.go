@@ -1,7 +1,11 @@
 package nets
 
 import (
+	"errors"
 	"math/rand/v2"
+	"slices"
+
+	"github.com/wadn-go/wadn/data"
 
 	"github.com/wadn-go/wadn/nn"
 )
@@ -21,16 +25,21 @@ func (Digits) NewExtractor(rng *rand.Rand) Extractor {
 	return &dense{m: NewDigitsExtractor(rng), dim: DigitsFeatures}
 }
 
+// CheckInput reports a split that does not hold 3x32x32 images.
+func (Digits) CheckInput(s data.Split) error {
+	if s.Dense == nil || !slices.Equal(s.Dense.Shape, []int{3, 32, 32}) {
+		return errors.New("the digits network reads 3x32x32 images, which the split does not hold")
+	}
+	return nil
+}
+
 // NewClassifier returns FC [2304, 512] ReLU [512, 100] ReLU [100, classes].
 func (Digits) NewClassifier(classes int, rng *rand.Rand) nn.Module[float32] {
 	return nn.NewMLP[float32]([]int{DigitsFeatures, 512, 100, classes}, 0, rng)
 }
 
-// NewCritic returns FC [2304, 256] ReLU [256, 1].
-func (d Digits) NewCritic(rng *rand.Rand) nn.Module[float32] { return d.NewDomainNet(1, rng) }
-
-// NewDomainNet returns FC [2304, 256] ReLU [256, out].
-func (Digits) NewDomainNet(out int, rng *rand.Rand) nn.Module[float32] {
+// NewHead returns FC [2304, 256] ReLU [256, out].
+func (Digits) NewHead(out int, rng *rand.Rand) nn.Module[float32] {
 	return nn.NewMLP[float32]([]int{DigitsFeatures, 256, out}, 0, rng)
 }
 

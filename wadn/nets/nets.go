@@ -1,7 +1,7 @@
 // Package nets builds the networks of the WADN paper's experiments: for each
-// data set a feature extractor g, a classifier h, the critics of WADN and the
-// domain classifiers of the baselines, laid out as the paper's appendix and
-// the authors' code describe them.
+// data set a feature extractor g, a classifier h and the layout of the heads
+// the methods put on the features (critics, domain classifiers), as the
+// paper's appendix and the authors' code describe them. It knows no method.
 //
 // A Network is built from its data set's settings and draws every initial
 // weight from the generator it is given, in a fixed order, so that a seed
@@ -23,13 +23,30 @@ type Network interface {
 	// NewClassifier returns a classifier h with the given number of
 	// classes on the extractor's features.
 	NewClassifier(classes int, rng *rand.Rand) nn.Module[float32]
-	// NewCritic returns a critic d_t of WADN on the extractor's features:
-	// one output, no dropout (the gradient penalty differentiates it twice).
-	NewCritic(rng *rand.Rand) nn.Module[float32]
-	// NewDomainNet returns a domain classifier or critic of the baselines
-	// with out outputs on the extractor's features, laid out as the critics
-	// but without a final squashing.
-	NewDomainNet(out int, rng *rand.Rand) nn.Module[float32]
+	// NewHead returns a head with out outputs on the extractor's features,
+	// laid out as the data set's code lays out its discriminators (WADN's
+	// critics, the baselines' domain classifiers): no dropout, which a
+	// gradient penalty's second derivative could not go through, and no
+	// final squashing, which a method adds when it wants one (Squash). The
+	// methods build their heads from it.
+	NewHead(out int, rng *rand.Rand) nn.Module[float32]
+}
+
+// InputChecker is implemented by a Network that takes inputs of one layout
+// only: CheckInput reports a split its extractor cannot read.
+type InputChecker interface {
+	CheckInput(s data.Split) error
+}
+
+// Squash returns head followed by layer (a Sigmoid, say): the layer is
+// appended to a Sequential head, so that the head's parameter names stay
+// those of the head alone.
+func Squash(head, layer nn.Module[float32]) nn.Module[float32] {
+	if s, ok := head.(*nn.Sequential[float32]); ok {
+		s.Layers = append(s.Layers, layer)
+		return s
+	}
+	return nn.NewSequential(head, layer)
 }
 
 // Extractor is a feature extractor over the rows of data splits.

@@ -59,11 +59,10 @@ func TestShapesAndNames(t *testing.T) {
 			if sh := tc.net.NewClassifier(tc.classes, rng).Forward(z).Shape(); !slices.Equal(sh, []int{2, tc.classes}) {
 				t.Errorf("logits of shape %v", sh)
 			}
-			if sh := tc.net.NewCritic(rng).Forward(z).Shape(); !slices.Equal(sh, []int{2, 1}) {
-				t.Errorf("critic output of shape %v", sh)
-			}
-			if sh := tc.net.NewDomainNet(4, rng).Forward(z).Shape(); !slices.Equal(sh, []int{2, 4}) {
-				t.Errorf("domain net output of shape %v", sh)
+			for _, out := range []int{1, 4} {
+				if sh := tc.net.NewHead(out, rng).Forward(z).Shape(); !slices.Equal(sh, []int{2, out}) {
+					t.Errorf("head with %d outputs: output of shape %v", out, sh)
+				}
 			}
 		})
 	}
@@ -76,10 +75,15 @@ func TestShapesAndNames(t *testing.T) {
 	if got := nn.NumParams(mlp.NewExtractor(rng).Params()); got != 800*1000+1000+1000*500+500+500*100+100 {
 		t.Errorf("the Office-Caltech10 extractor has %d parameters, want 800 -> 1000 -> 500 -> 100", got)
 	}
-	out := OfficeHome{}.NewCritic(rng).Forward(autodiff.Full[float32](3, 2, 256))
-	for _, v := range out.Data() {
+	head := OfficeHome{}.NewHead(1, rng)
+	names := nn.NumParams(head.Params())
+	squashed := Squash(head, nn.Sigmoid[float32]{})
+	if n := nn.NumParams(squashed.Params()); n != names {
+		t.Errorf("squashing changed the head's parameters: %d, want %d", n, names)
+	}
+	for _, v := range squashed.Forward(autodiff.Full[float32](3, 2, 256)).Data() {
 		if v < 0 || v > 1 {
-			t.Fatalf("office-home critic output %v outside [0, 1]", v)
+			t.Fatalf("a head squashed by a sigmoid gave %v, outside [0, 1]", v)
 		}
 	}
 }

@@ -31,15 +31,9 @@ func (OfficeHome) NewClassifier(classes int, rng *rand.Rand) nn.Module[float32] 
 	return nn.NewLinear[float32](256, classes, true, rng)
 }
 
-// NewCritic returns [256, 256] LeakyReLU [256, 1] and a sigmoid.
-func (OfficeHome) NewCritic(rng *rand.Rand) nn.Module[float32] {
-	return nn.NewSequential[float32](
-		nn.NewLinear[float32](256, 256, true, rng), nn.LeakyReLU[float32]{Slope: 0.01},
-		nn.NewLinear[float32](256, 1, true, rng), nn.Sigmoid[float32]{})
-}
-
-// NewDomainNet returns [256, 256] LeakyReLU [256, out].
-func (OfficeHome) NewDomainNet(out int, rng *rand.Rand) nn.Module[float32] {
+// NewHead returns [256, 256] LeakyReLU [256, out]. (The code's critics
+// end in a sigmoid, which WADN adds there: its critic-sigmoid setting.)
+func (OfficeHome) NewHead(out int, rng *rand.Rand) nn.Module[float32] {
 	return nn.NewSequential[float32](nn.NewLinear[float32](256, 256, true, rng), nn.LeakyReLU[float32]{Slope: 0.01},
 		nn.NewLinear[float32](256, out, true, rng))
 }

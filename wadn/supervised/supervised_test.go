@@ -11,6 +11,9 @@ import (
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/nn/checkpoint"
+	"github.com/wadn-go/wadn/optim"
+	"github.com/wadn-go/wadn/wadn/method"
+	"github.com/wadn-go/wadn/wadn/nets"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
 
@@ -38,32 +41,32 @@ func tinyDigits(n int, seed uint64) data.Split {
 
 func TestResumeIsExact(t *testing.T) {
 	dom := data.Domain{Dataset: "digits", Name: "tiny", Train: tinyDigits(40, 1), Test: tinyDigits(20, 2)}
-	s := Settings{Epochs: 2, Batch: 16, LR: 1, EvalBatch: 20}
-	full, err := Train(context.Background(), dom, s, Options{Seed: 3, Dir: t.TempDir()})
+	s := method.Train{Epochs: 2, Batch: 16, Settings: optim.Settings{LR: 1}, EvalBatch: 20}
+	net := nets.Digits{}
+	res, err := Train(context.Background(), dom, net, s, method.Options{Seed: 3, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	full := res.History
 	if len(full) != 2 {
 		t.Fatalf("%d epoch results, want 2", len(full))
 	}
 	fullDir := t.TempDir()
-	if _, err := Train(context.Background(), dom, s, Options{Seed: 3, Dir: fullDir}); err != nil {
+	if _, err := Train(context.Background(), dom, net, s, method.Options{Seed: 3, Dir: fullDir}); err != nil {
 		t.Fatal(err)
 	}
 	cut := t.TempDir()
-	// Mid-way through the second epoch (3 steps per epoch).
-	part, err := Train(context.Background(), dom, s, Options{Seed: 3, Dir: cut, StopAfter: 4})
-	if !errors.Is(err, trainer.ErrInterrupted) {
+	// Mid-way through the second epoch (3 steps per epoch: 40 rows in
+	// batches of 16, the last one shorter).
+	if _, err := Train(context.Background(), dom, net, s, method.Options{Seed: 3, Dir: cut, StopAfter: 4}); !errors.Is(err, trainer.ErrInterrupted) {
 		t.Fatalf("stopped run returned %v, want ErrInterrupted", err)
 	}
-	if len(part) != 1 {
-		t.Errorf("stopped run returned %d epochs, want the first", len(part))
-	}
-	resumed, err := Train(context.Background(), dom, s, Options{Seed: 3, Dir: cut, Resume: true})
+	res, err = Train(context.Background(), dom, net, s, method.Options{Seed: 3, Dir: cut, Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(resumed) != 2 || resumed[1].Loss != full[1].Loss || resumed[1].TestAccuracy != full[1].TestAccuracy {
+	resumed := res.History
+	if len(resumed) != 2 || resumed[1].Loss != full[1].Loss || resumed[1].Accuracy != full[1].Accuracy {
 		t.Errorf("resumed history %+v differs from %+v", resumed, full)
 	}
 	a, err := checkpoint.Load(filepath.Join(fullDir, trainer.CheckpointFile))
@@ -92,7 +95,7 @@ func TestResumeIsExact(t *testing.T) {
 		t.Errorf("epoch log has %d lines, want 2", lines)
 	}
 	// Another seed's run does not resume from this checkpoint.
-	if _, err := Train(context.Background(), dom, s, Options{Seed: 4, Dir: cut, Resume: true}); err == nil || !strings.Contains(err.Error(), "seed 3") {
+	if _, err := Train(context.Background(), dom, net, s, method.Options{Seed: 4, Dir: cut, Resume: true}); err == nil || !strings.Contains(err.Error(), "seed 3") {
 		t.Errorf("resuming seed 3's checkpoint as seed 4: %v", err)
 	}
 }
@@ -101,19 +104,26 @@ func TestRejectsBadInput(t *testing.T) {
 	ok := tinyDigits(4, 1)
 	flat := data.Split{Dense: &data.Dense{N: 1, Shape: []int{10}, X: make([]float32, 10)}, Y: []int{0}, NumClasses: 10}
 	s := Defaults()
+	noEpochs := s
+	noEpochs.Epochs = 0
+	momentum := s
+	momentum.Momentum = 0.9 // an SGD setting, Adadelta chosen
 	for _, c := range []struct {
 		name string
 		dom  data.Domain
-		s    Settings
-		opt  Options
+		s    method.Train
+		opt  method.Options
+		want string
 	}{
-		{"not images", data.Domain{Train: flat, Test: ok}, s, Options{}},
-		{"empty test", data.Domain{Train: ok, Test: data.Split{Dense: ok.Dense.SelectRows(nil), NumClasses: 10}}, s, Options{}},
-		{"no epochs", data.Domain{Train: ok, Test: ok}, Settings{Batch: 1, LR: 1, EvalBatch: 1}, Options{}},
-		{"resume without dir", data.Domain{Train: ok, Test: ok}, s, Options{Resume: true}},
+		{"not images", data.Domain{Name: "flat", Train: flat, Test: ok}, s, method.Options{}, "flat: the digits network reads 3x32x32 images"},
+		{"empty test", data.Domain{Train: ok, Test: data.Split{Dense: ok.Dense.SelectRows(nil), NumClasses: 10}}, s, method.Options{}, "test split is empty"},
+		{"no epochs", data.Domain{Train: ok, Test: ok}, noEpochs, method.Options{}, "epochs = 0"},
+		{"another optimizer's setting", data.Domain{Train: ok, Test: ok}, momentum, method.Options{}, "momentum"},
+		{"resume without dir", data.Domain{Train: ok, Test: ok}, s, method.Options{Resume: true}, ""},
 	} {
-		if _, err := Train(context.Background(), c.dom, c.s, c.opt); err == nil {
-			t.Errorf("%s: no error", c.name)
+		_, err := Train(context.Background(), c.dom, nets.Digits{}, c.s, c.opt)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.want)
 		}
 	}
 }

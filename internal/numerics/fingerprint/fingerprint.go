@@ -199,13 +199,9 @@ func trainWADN(ctx context.Context, wh, lh hash.Hash, trace io.Writer) (int, flo
 		return 0, 0, fmt.Errorf("WADN's settings are a %T", cfg)
 	}
 	s.AlphaStart, s.LambdaStart = 2, 1
-	algo, err := wadn.Method.New(cfg)
-	if err != nil {
-		return 0, 0, err
-	}
 	net := &nets.Amazon{Dropout: 0.5, Hidden: []int{32, 16}, Depth: 1}
-	tr := method.Train{Epochs: epochs, Batch: batch, LR: 1, EvalBatch: 32}
-	res, err := method.Execute(ctx, algo, task, data.UDA, net, tr, method.Options{Seed: seed})
+	tr := method.Train{Epochs: epochs, Batch: batch, Settings: optim.Settings{LR: 1}, EvalBatch: 32}
+	res, err := method.Execute(ctx, method.Job{Method: wadn.Method, Settings: cfg, Task: task, Scenario: data.UDA, Net: net, Train: tr}, method.Options{Seed: seed})
 	if err != nil {
 		return 0, 0, err
 	}
