@@ -3,8 +3,8 @@ package nn
 import (
 	"fmt"
 
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/nn/checkpoint"
 	"github.com/wadn-go/wadn/optim"
 )
 

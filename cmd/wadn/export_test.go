@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wadn-go/wadn/autodiff"
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/nn"
-	"github.com/wadn-go/wadn/nn/checkpoint"
 	"github.com/wadn-go/wadn/nn/safetensors"
 	"github.com/wadn-go/wadn/optim"
 	"github.com/wadn-go/wadn/wadn/nets"
