@@ -4,8 +4,9 @@
 //
 // It holds plain named arrays and imports nothing else of the module, so
 // that every layer that saves tensors can use it: optim writes its state as
-// checkpoint tensors (optim.State.Tensors), nn.Snapshot a model with its
-// optimiser, and nn/safetensors reads and writes its tensors for PyTorch.
+// checkpoint tensors (optim.State.Tensors), wadn/trainer's Snapshot a model
+// with its optimiser, and nn/safetensors reads and writes its tensors for
+// PyTorch.
 //
 // # Format
 //

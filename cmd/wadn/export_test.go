@@ -78,12 +78,12 @@ func (n *testNetwork) saveCheckpoint(t *testing.T, dir string) string {
 		}
 	}
 	loss.Backward()
-	if err := opt.Step(nn.OptimParams(ps, nil)); err != nil {
+	if err := opt.Step(trainer.OptimParams(ps, nil)); err != nil {
 		t.Fatal(err)
 	}
 	meta, _ := json.Marshal(map[string]any{"seed": 3, "target": "kitchen", "epoch": 1})
 	path := filepath.Join(dir, trainer.CheckpointFile)
-	snap := &nn.Snapshot[float32]{Params: ps, Optim: opt, Meta: meta}
+	snap := &trainer.Snapshot[float32]{Params: ps, Optim: opt, Meta: meta}
 	if err := snap.Save(path); err != nil {
 		t.Fatal(err)
 	}

@@ -148,7 +148,7 @@ func (j *job) Step(epoch, step int) error {
 	if math.IsNaN(l) || math.IsInf(l, 0) {
 		return fmt.Errorf("training loss is %v", l)
 	}
-	j.oparam = nn.OptimParams(j.params, j.oparam)
+	j.oparam = trainer.OptimParams(j.params, j.oparam)
 	if err := j.opt.Step(j.oparam); err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func goldenState() optim.State {
 // goldenSnapshot returns parameters, a buffer, an Adam optimiser and
 // metadata of fixed values; with zero true, the tensors hold zeros and the
 // optimiser has no state, ready to be loaded into.
-func goldenSnapshot(t *testing.T, zero bool) *nn.Snapshot[float32] {
+func goldenSnapshot(t *testing.T, zero bool) *Snapshot[float32] {
 	t.Helper()
 	w := []float32{1.5, -2, 0.25, 3, -0.125, 7}
 	b := []float32{0.1, 0.2, 0.3}
@@ -47,7 +47,7 @@ func goldenSnapshot(t *testing.T, zero bool) *nn.Snapshot[float32] {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &nn.Snapshot[float32]{Optim: opt}
+	s := &Snapshot[float32]{Optim: opt}
 	if zero {
 		w, b, mean = make([]float32, len(w)), make([]float32, len(b)), make([]float32, len(mean))
 	} else {
