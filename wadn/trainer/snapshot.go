@@ -28,10 +28,10 @@ func OptimParams[T kernel.Float](ps []nn.Param[T], dst []optim.Param[T]) []optim
 // Snapshot is what a checkpoint holds of a training run: the model's
 // parameters and state buffers, the optimiser state and caller metadata.
 type Snapshot[T kernel.Float] struct {
-	Params  []nn.Param[T] // learnt parameters
-	Buffers []nn.Param[T] // state that is not learnt (BatchNorm running statistics)
-	Optim   optim.Optimizer[T]
-	Meta    []byte // caller-defined, typically JSON
+	Params  []nn.Param[T]      // learnt parameters
+	Buffers []nn.Param[T]      // state that is not learnt (BatchNorm running statistics)
+	Optim   optim.Optimizer[T] // its state is saved and restored; nil saves none and ignores the file's
+	Meta    []byte             // caller-defined, typically JSON
 }
 
 // Save writes s to path atomically (see checkpoint.Save).
