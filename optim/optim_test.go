@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/nn/checkpoint"
 )
 
 // refOpt is an optimiser written as PyTorch's documentation states its

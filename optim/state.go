@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/nn/checkpoint"
 )
 
 // State is a snapshot of an optimiser's state, independent of its element

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/internal/datadir"
-	"github.com/wadn-go/wadn/nn/checkpoint"
 )
 
 // trace is one PyTorch optimisation run from optimizer_traces.json: the

@@ -16,7 +16,7 @@ import (
 	"github.com/wadn-go/wadn/autodiff/audit"
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/internal/numerics"
-	"github.com/wadn-go/wadn/internal/numerics/fingerprint"
+	"github.com/wadn-go/wadn/wadn/fingerprint"
 )
 
 func init() {

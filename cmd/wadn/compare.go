@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/wadn-go/wadn/nn/checkpoint"
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 )
 
 func init() {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wadn-go/wadn/nn/checkpoint"
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
 

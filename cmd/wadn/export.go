@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/wadn-go/wadn/nn/checkpoint"
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/nn/safetensors"
 	"github.com/wadn-go/wadn/wadn/experiment"
 	"github.com/wadn-go/wadn/wadn/nets"

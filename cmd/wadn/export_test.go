@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wadn-go/wadn/autodiff"
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/nn"
-	"github.com/wadn-go/wadn/nn/checkpoint"
 	"github.com/wadn-go/wadn/nn/safetensors"
 	"github.com/wadn-go/wadn/optim"
 	"github.com/wadn-go/wadn/wadn/nets"
@@ -78,12 +78,12 @@ func (n *testNetwork) saveCheckpoint(t *testing.T, dir string) string {
 		}
 	}
 	loss.Backward()
-	if err := opt.Step(nn.OptimParams(ps, nil)); err != nil {
+	if err := opt.Step(trainer.OptimParams(ps, nil)); err != nil {
 		t.Fatal(err)
 	}
 	meta, _ := json.Marshal(map[string]any{"seed": 3, "target": "kitchen", "epoch": 1})
 	path := filepath.Join(dir, trainer.CheckpointFile)
-	snap := &nn.Snapshot[float32]{Params: ps, Optim: opt, Meta: meta}
+	snap := &trainer.Snapshot[float32]{Params: ps, Optim: opt, Meta: meta}
 	if err := snap.Save(path); err != nil {
 		t.Fatal(err)
 	}

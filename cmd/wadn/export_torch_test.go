@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/data"
-	"github.com/wadn-go/wadn/nn/checkpoint"
 	"github.com/wadn-go/wadn/nn/safetensors"
 	"github.com/wadn-go/wadn/wadn/nets"
 )

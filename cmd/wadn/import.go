@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/wadn-go/wadn/nn/checkpoint"
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/nn/safetensors"
 	"github.com/wadn-go/wadn/wadn/nets"
 )

@@ -44,7 +44,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
-	"github.com/wadn-go/wadn/nn/checkpoint"
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 )
 
 // MaxHeader is the largest header Read accepts, in bytes (the limit of the

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wadn-go/wadn/nn/checkpoint"
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 )
 
 func sample() *File {

@@ -12,12 +12,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/atomic"
 	"github.com/wadn-go/wadn/internal/lock"
 	"github.com/wadn-go/wadn/internal/numerics"
 	"github.com/wadn-go/wadn/internal/settings"
-	"github.com/wadn-go/wadn/nn/checkpoint"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/nets"
 	"github.com/wadn-go/wadn/wadn/trainer"

@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/lock"
 	"github.com/wadn-go/wadn/internal/settings"
-	"github.com/wadn-go/wadn/nn/checkpoint"
 	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/nets"

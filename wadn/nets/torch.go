@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/wadn-go/wadn/nn/checkpoint"
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 )
 
 // PyTorch's layout. The parameter names of a run's checkpoint are PyTorch's

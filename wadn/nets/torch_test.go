@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/wadn-go/wadn/nn/checkpoint"
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 )
 
 func TestSparseWeights(t *testing.T) {

@@ -11,6 +11,10 @@
 // every step). And the checkpoint is written between steps. A run
 // interrupted after any step and resumed then gives, bit for bit, what an
 // uninterrupted run gives.
+//
+// Snapshot, the checkpoint of a model with its optimiser, and OptimParams,
+// the optimiser's view of a model's parameters, are here rather than in nn
+// or optim because they join the two, which do not import each other.
 package trainer
 
 import (
@@ -166,8 +170,8 @@ func (l *Loop[L]) Run(ctx context.Context) ([]L, error) {
 	return l.history, nil
 }
 
-func (l *Loop[L]) snapshot() *nn.Snapshot[float32] {
-	return &nn.Snapshot[float32]{Params: l.Params, Buffers: l.Buffers, Optim: l.Optimizer}
+func (l *Loop[L]) snapshot() *Snapshot[float32] {
+	return &Snapshot[float32]{Params: l.Params, Buffers: l.Buffers, Optim: l.Optimizer}
 }
 
 func (l *Loop[L]) save() error {
@@ -244,6 +248,6 @@ func Update(opt optim.Optimizer[float32], loss *autodiff.Tensor[float32], ps []n
 	nn.ZeroGrad(ps)
 	loss.Backward()
 	loss.Release()
-	buf = nn.OptimParams(ps, buf)
+	buf = OptimParams(ps, buf)
 	return buf, opt.Step(buf)
 }

@@ -1,10 +1,11 @@
-package nn
+package trainer
 
 import (
 	"fmt"
 
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 	"github.com/wadn-go/wadn/autodiff/kernel"
-	"github.com/wadn-go/wadn/nn/checkpoint"
+	"github.com/wadn-go/wadn/nn"
 	"github.com/wadn-go/wadn/optim"
 )
 
@@ -12,7 +13,7 @@ import (
 // parameter's name, value buffer and gradient buffer. Parameters that have no
 // gradient yet (no loss reached them) are left out, as torch leaves out a
 // parameter whose grad is None.
-func OptimParams[T kernel.Float](ps []Param[T], dst []optim.Param[T]) []optim.Param[T] {
+func OptimParams[T kernel.Float](ps []nn.Param[T], dst []optim.Param[T]) []optim.Param[T] {
 	dst = dst[:0]
 	for _, p := range ps {
 		g := p.Tensor.Grad()
@@ -27,16 +28,16 @@ func OptimParams[T kernel.Float](ps []Param[T], dst []optim.Param[T]) []optim.Pa
 // Snapshot is what a checkpoint holds of a training run: the model's
 // parameters and state buffers, the optimiser state and caller metadata.
 type Snapshot[T kernel.Float] struct {
-	Params  []Param[T] // learnt parameters
-	Buffers []Param[T] // state that is not learnt (BatchNorm running statistics)
-	Optim   optim.Optimizer[T]
-	Meta    []byte // caller-defined, typically JSON
+	Params  []nn.Param[T]      // learnt parameters
+	Buffers []nn.Param[T]      // state that is not learnt (BatchNorm running statistics)
+	Optim   optim.Optimizer[T] // its state is saved and restored; nil saves none and ignores the file's
+	Meta    []byte             // caller-defined, typically JSON
 }
 
 // Save writes s to path atomically (see checkpoint.Save).
 func (s *Snapshot[T]) Save(path string) error {
-	all := append(append([]Param[T](nil), s.Params...), s.Buffers...)
-	if err := CheckNames(all); err != nil {
+	all := append(append([]nn.Param[T](nil), s.Params...), s.Buffers...)
+	if err := nn.CheckNames(all); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
 	f := &checkpoint.File{Meta: s.Meta}
@@ -60,7 +61,7 @@ func (s *Snapshot[T]) Load(path string) error {
 	if err != nil {
 		return err
 	}
-	all := append(append([]Param[T](nil), s.Params...), s.Buffers...)
+	all := append(append([]nn.Param[T](nil), s.Params...), s.Buffers...)
 	want := make([]checkpoint.Tensor, len(all))
 	for i, p := range all {
 		want[i] = toCheckpoint(p)
@@ -98,7 +99,7 @@ func (s *Snapshot[T]) Load(path string) error {
 	return nil
 }
 
-func toCheckpoint[T kernel.Float](p Param[T]) checkpoint.Tensor {
+func toCheckpoint[T kernel.Float](p nn.Param[T]) checkpoint.Tensor {
 	t := checkpoint.Tensor{Name: p.Name, Shape: append([]int(nil), p.Tensor.Shape()...)}
 	switch d := any(p.Tensor.Data()).(type) {
 	case []float32:

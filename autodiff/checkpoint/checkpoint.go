@@ -2,6 +2,12 @@
 // optimiser state and caller-chosen metadata, in a versioned, checksummed
 // binary file that is replaced atomically.
 //
+// It holds plain named arrays and imports nothing else of the module, so
+// that every layer that saves tensors can use it: optim writes its state as
+// checkpoint tensors (optim.State.Tensors), wadn/trainer's Snapshot a model
+// with its optimiser, and nn/safetensors reads and writes its tensors for
+// PyTorch.
+//
 // # Format
 //
 // Version 1 of the format is, with every integer little-endian:

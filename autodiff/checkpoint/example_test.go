@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/wadn-go/wadn/nn/checkpoint"
+	"github.com/wadn-go/wadn/autodiff/checkpoint"
 )
 
 func Example() {
