@@ -64,9 +64,19 @@ type Settings struct {
 	WeightDecay float64 `setting:"weight-decay" record:"omitzero" range:"[0,inf)" help:"L2 penalty added to the gradient (adamw: decoupled decay of the weights)"`
 }
 
-// Validate reports a setting outside its range, an unknown optimiser, or a
-// hyperparameter set that the chosen optimiser does not read.
+// Validate reports a setting outside its range, an unknown optimiser, a
+// hyperparameter set that the chosen optimiser does not read, or one its
+// constructor refuses (nesterov without momentum).
 func (s *Settings) Validate() error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	_, err := s.build()
+	return err
+}
+
+// check reports the settings' errors that need no optimiser built.
+func (s *Settings) check() error {
 	if err := settings.Check(settings.Fields(s)); err != nil {
 		return err
 	}
@@ -91,9 +101,16 @@ func (s *Settings) Validate() error {
 // New returns the optimiser s chooses, with its hyperparameters, or an
 // error naming the setting it cannot run with.
 func New[T kernel.Float](s Settings) (Optimizer[T], error) {
-	if err := s.Validate(); err != nil {
+	if err := s.check(); err != nil {
 		return nil, err
 	}
+	return build[T](s)
+}
+
+// build returns the float32 optimiser of s, for Validate.
+func (s *Settings) build() (Optimizer[float32], error) { return build[float32](*s) }
+
+func build[T kernel.Float](s Settings) (Optimizer[T], error) {
 	adam := AdamConfig{LR: s.LR, Betas: [2]float64{s.Beta1, s.Beta2}, Eps: s.Eps, WeightDecay: s.WeightDecay, AMSGrad: s.AMSGrad}
 	switch s.Optimizer {
 	case KindSGD:

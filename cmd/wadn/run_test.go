@@ -116,30 +116,34 @@ func TestSettingFlags(t *testing.T) {
 			candidates = append(candidates, "3", "1", "0.25")
 		}
 		found := false
+		// The optimisers' settings need their optimiser chosen.
+		optimizers := [][]string{nil, {"--optimizer", "sgd", "--momentum", "0.5"}, {"--optimizer", "adam"}}
 	search:
 		for _, m := range experiment.Methods {
 			for _, ds := range []string{"amazon", "digits"} {
 				for _, sc := range []string{"uda", "limited", "partial"} {
-					base := []string{"--method", m.Name, "--dataset", ds, "--scenario", sc, "--data", "x"}
-					ss, ok := trySpecs(base...)
-					if !ok {
-						continue
-					}
-					def, reads := ss[0].Values()[f.Name]
-					if !reads {
-						continue
-					}
-					for _, v := range candidates {
-						a, ok := trySpecs(append(base, "--"+f.Name+"="+v)...)
-						if !ok || v == def {
+					for _, opt := range optimizers {
+						base := append([]string{"--method", m.Name, "--dataset", ds, "--scenario", sc, "--data", "x"}, opt...)
+						ss, ok := trySpecs(base...)
+						if !ok {
 							continue
 						}
-						b, _ := trySpecs(append(base, "--set", f.Name+"="+v)...)
-						if a[0].Values()[f.Name] == def || b == nil || a[0].Label() != b[0].Label() {
-							t.Errorf("setting %s=%s from %v: --NAME gives %q, --set %v (default %s)", f.Name, v, base, a[0].Label(), b, def)
+						def, reads := ss[0].Values()[f.Name]
+						if !reads {
+							continue
 						}
-						found = true
-						break search
+						for _, v := range candidates {
+							a, ok := trySpecs(append(base, "--"+f.Name+"="+v)...)
+							if !ok || v == def {
+								continue
+							}
+							b, _ := trySpecs(append(base, "--set", f.Name+"="+v)...)
+							if a[0].Values()[f.Name] == def || b == nil || a[0].Label() != b[0].Label() {
+								t.Errorf("setting %s=%s from %v: --NAME gives %q, --set %v (default %s)", f.Name, v, base, a[0].Label(), b, def)
+							}
+							found = true
+							break search
+						}
 					}
 				}
 			}
@@ -434,5 +438,39 @@ func TestWriteSummary(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", b.String(), tc.want)
 			}
 		})
+	}
+}
+
+// TestRunOptimizer checks that a run chooses its optimiser and its
+// hyperparameters by setting: SGD with momentum trains, is its own run
+// (its label says so), and gives other weights than the default Adadelta.
+func TestRunOptimizer(t *testing.T) {
+	out := t.TempDir()
+	acc := map[string]float64{}
+	for _, c := range []struct {
+		args  []string
+		label string
+	}{
+		{nil, "epochs 1, train-size 200, test-size 100, hidden 32,16,8"},
+		{[]string{"--optimizer", "sgd", "--momentum", "0.9", "--lr", "0.05"}, "epochs 1, lr 0.05, optimizer sgd, momentum 0.9, train-size 200, test-size 100, hidden 32,16,8"},
+	} {
+		code, stdout, errOut := runArgs(t, "", append(append([]string{"run", "--out", out, "--json", "--quiet"}, small...), c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut)
+		}
+		var res struct {
+			Label    string
+			Accuracy []float64
+		}
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+			t.Fatalf("%v: %q", err, stdout)
+		}
+		if res.Label != c.label || len(res.Accuracy) != 1 {
+			t.Errorf("%v: label %q, accuracy %v; want label %q", c.args, res.Label, res.Accuracy, c.label)
+		}
+		acc[res.Label] = res.Accuracy[0]
+	}
+	if len(acc) != 2 {
+		t.Errorf("the two optimisers' runs share a label: %v", acc)
 	}
 }

@@ -66,7 +66,10 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "\nThe training settings of wadn run are flags here too, at these defaults: %s.\n", settingsLine(fields))
 	}
 	if err := flags.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
 	}
 	usage := func(format string, a ...any) error {
 		fmt.Fprintf(e.stderr, "wadn train: "+format+"\n", a...)

@@ -15,6 +15,11 @@ func TestTrainRejectsBadInput(t *testing.T) {
 		{[]string{"train", "extra"}, 2, "unexpected argument"},
 		{[]string{"train", "--data", "", "--domain", "mnist"}, 2, "no data directory"},
 		{[]string{"train", "--data", t.TempDir(), "--domain", "mnist", "--out", t.TempDir()}, 1, "mnist"},
+		// The training settings of wadn run, checked as there.
+		{[]string{"train", "--domain", "synthgen", "--momentum", "0.9"}, 2, "momentum is not a setting of the adadelta optimizer"},
+		{[]string{"train", "--domain", "synthgen", "--set", "lr=0"}, 2, "lr = 0, want > 0"},
+		{[]string{"train", "--domain", "synthgen", "--optimizer", "rmsprop"}, 2, "not one of adadelta, sgd, adam, adamw"},
+		{[]string{"train", "--domain", "synthgen", "--c0", "1"}, 2, "-c0"},
 	} {
 		code, _, errOut := runArgs(t, "", c.args...)
 		if code != c.code || !strings.Contains(errOut, c.msg) {
