@@ -53,7 +53,7 @@ func benchStep(b *testing.B, task *data.Task, ds *dataset.Dataset, net nets.Netw
 	if batch > 0 {
 		tr.Batch = batch
 	}
-	r, err := method.NewRun(method.Job{Method: Method, Settings: Method.Settings(ds, data.UDA), Task: task, Scenario: data.UDA, Net: net, Train: tr}, 1)
+	r, err := method.NewRun(method.Config{Method: Method, Settings: Method.Settings(ds, data.UDA), Task: task, Scenario: data.UDA, Net: net, Train: tr}, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -31,7 +31,7 @@ import (
 )
 
 // Method is WADN, for the registries of the experiment layer.
-var Method = func() method.Spec {
+var Method = func() method.Method {
 	return method.Define(method.About{Name: "wadn", Scenarios: []data.Scenario{data.UDA, data.Limited, data.Partial},
 		Summary: "WADN: alpha-weighted losses, conditional alignment, lambda from the bound",
 		Terms: []method.Term{

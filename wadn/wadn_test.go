@@ -47,7 +47,7 @@ func train(task *data.Task, c config, opt method.Options) (*method.Result, error
 	if err := c.net.Validate(); err != nil {
 		return nil, err
 	}
-	return method.Execute(context.Background(), method.Job{Method: Method, Settings: &c.s, Task: task, Scenario: c.sc, Net: c.net, Train: c.tr}, opt)
+	return method.Execute(context.Background(), method.Config{Method: Method, Settings: &c.s, Task: task, Scenario: c.sc, Net: c.net, Train: c.tr}, opt)
 }
 
 func TestTrainResumeIsExact(t *testing.T) {
@@ -688,7 +688,7 @@ func TestHiddenCentroids(t *testing.T) {
 	cfg := tinyConfig(data.UDA)
 	cfg.net.Depth = 1 // classifier 32 -> 16 -> 8 -> 2
 	cfg.s.C0, cfg.s.Centroids = 0.5, Hidden
-	r, err := method.NewRun(method.Job{Method: Method, Settings: &cfg.s, Task: fixture.Task(), Scenario: data.UDA, Net: cfg.net, Train: cfg.tr}, 2)
+	r, err := method.NewRun(method.Config{Method: Method, Settings: &cfg.s, Task: fixture.Task(), Scenario: data.UDA, Net: cfg.net, Train: cfg.tr}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -774,7 +774,7 @@ func TestHiddenCentroids(t *testing.T) {
 // after the extractor and the classifier.
 func TestCriticsDrawnAfterTheModel(t *testing.T) {
 	cfg := tinyConfig(data.UDA)
-	r, err := method.NewRun(method.Job{Method: Method, Settings: &cfg.s, Task: fixture.Task(), Scenario: data.UDA, Net: cfg.net, Train: cfg.tr}, 9)
+	r, err := method.NewRun(method.Config{Method: Method, Settings: &cfg.s, Task: fixture.Task(), Scenario: data.UDA, Net: cfg.net, Train: cfg.tr}, 9)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 // train runs baseline m in scenario sc on task with the fixture's network,
 // training settings tr and the Amazon defaults of m's settings changed by
 // set (name -> value).
-func train(t *testing.T, m method.Spec, sc data.Scenario, task *data.Task, tr method.Train, set map[string]string, opt method.Options) (*method.Result, error) {
+func train(t *testing.T, m method.Method, sc data.Scenario, task *data.Task, tr method.Train, set map[string]string, opt method.Options) (*method.Result, error) {
 	t.Helper()
 	s := m.Settings(dataset.Amazon, sc)
 	fs := settings.Fields(s)
@@ -37,7 +37,7 @@ func train(t *testing.T, m method.Spec, sc data.Scenario, task *data.Task, tr me
 			t.Fatal(err)
 		}
 	}
-	return method.Execute(context.Background(), method.Job{Method: m, Settings: s, Task: task, Scenario: sc, Net: fixture.Net(), Train: tr}, opt)
+	return method.Execute(context.Background(), method.Config{Method: m, Settings: s, Task: task, Scenario: sc, Net: fixture.Net(), Train: tr}, opt)
 }
 
 // epochs returns the fixture's training settings for n epochs.
@@ -416,7 +416,7 @@ func TestMMEEntropySign(t *testing.T) {
 }
 
 func TestCosineHead(t *testing.T) {
-	tr, err := method.NewRun(method.Job{Method: MME, Settings: MME.Settings(dataset.Amazon, data.Limited), Task: fixture.Task(), Scenario: data.Limited, Net: fixture.Net(), Train: fixture.Train()}, 1)
+	tr, err := method.NewRun(method.Config{Method: MME, Settings: MME.Settings(dataset.Amazon, data.Limited), Task: fixture.Task(), Scenario: data.Limited, Net: fixture.Net(), Train: fixture.Train()}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -651,7 +651,7 @@ func flipLabels(y []int) []int {
 // limitedLosses trains method m on the fixture's limited-label task, changed
 // by change (may be nil), with training settings tr and m's settings set,
 // and returns the loss of each epoch.
-func limitedLosses(t *testing.T, m method.Spec, seed uint64, change func(*data.Task), tr method.Train, set map[string]string) []float64 {
+func limitedLosses(t *testing.T, m method.Method, seed uint64, change func(*data.Task), tr method.Train, set map[string]string) []float64 {
 	t.Helper()
 	task := fixture.Task()
 	if change != nil {
@@ -672,7 +672,7 @@ func limitedLosses(t *testing.T, m method.Spec, seed uint64, change func(*data.T
 // train on one source, the pool, with an epoch of the pool's size over the
 // batch; on a task with a single source pooling changes nothing.
 func TestPoolSources(t *testing.T) {
-	for _, m := range []method.Spec{Source, DANN} {
+	for _, m := range []method.Method{Source, DANN} {
 		name := m.Name
 		run := func(task *data.Task, pool bool) (*method.Result, int) {
 			t.Helper()

@@ -198,10 +198,10 @@ func (d *Dataset) Protocol(sc data.Scenario, s Settings) data.Protocol {
 // Draw are the settings of how a task is drawn from the domains, which every
 // data set has.
 type Draw struct {
-	Split       Split `setting:"split" help:"how each domain's samples are drawn: pool (from its train and test rows, the target tested on the rest, as the MDAN and DARN code draws the Amazon reviews) or fixed (from its train rows; the target tested on its test rows)"`
-	TrainSize   Size  `setting:"train-size" help:"samples drawn at random from every domain (all: every one, in file order)"`
-	TestSize    Size  `setting:"test-size" help:"target test samples drawn from the rest (all: every one)"`
-	KeepClasses int   `setting:"keep-classes" scenarios:"partial" help:"classes the target keeps in partial UDA, drawn per seed"`
+	Split       SplitRule `setting:"split" help:"how each domain's samples are drawn: pool (from its train and test rows, the target tested on the rest, as the MDAN and DARN code draws the Amazon reviews) or fixed (from its train rows; the target tested on its test rows)"`
+	TrainSize   Size      `setting:"train-size" help:"samples drawn at random from every domain (all: every one, in file order)"`
+	TestSize    Size      `setting:"test-size" help:"target test samples drawn from the rest (all: every one)"`
+	KeepClasses int       `setting:"keep-classes" scenarios:"partial" help:"classes the target keeps in partial UDA, drawn per seed"`
 }
 
 // DrawOf returns the draw that gives protocol p: a data set's settings
@@ -251,14 +251,15 @@ func (n *Size) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Split says how a domain's samples are drawn into a task.
-type Split int
+// SplitRule says how a domain's samples are drawn into a task (the split
+// setting); it is no data.Split, which holds samples.
+type SplitRule int
 
 const (
 	// Pool draws each domain's training samples from its train and test
 	// rows together and tests the target on the rows not drawn, as the MDAN
 	// and DARN code splits the Amazon reviews (data.Protocol.Pool).
-	Pool Split = iota
+	Pool SplitRule = iota
 	// Fixed draws the training samples from the train rows and tests the
 	// target on its test rows.
 	Fixed
@@ -267,12 +268,14 @@ const (
 var splitNames = [...]string{Pool: "pool", Fixed: "fixed"}
 
 // MarshalText returns "pool" or "fixed".
-func (s Split) MarshalText() ([]byte, error) {
+func (s SplitRule) MarshalText() ([]byte, error) {
 	return settings.EnumText(splitNames[:], int(s), "split")
 }
 
 // UnmarshalText reads "pool" or "fixed".
-func (s *Split) UnmarshalText(b []byte) error { return settings.ParseEnum(splitNames[:], b, (*int)(s)) }
+func (s *SplitRule) UnmarshalText(b []byte) error {
+	return settings.ParseEnum(splitNames[:], b, (*int)(s))
+}
 
 // Values lists the splits.
-func (Split) Values() []string { return splitNames[:] }
+func (SplitRule) Values() []string { return splitNames[:] }

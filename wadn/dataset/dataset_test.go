@@ -73,7 +73,7 @@ func TestSizeAndSplitText(t *testing.T) {
 			}
 		}
 	}
-	var s Split
+	var s SplitRule
 	if err := s.UnmarshalText([]byte("fixed")); err != nil || s != Fixed {
 		t.Errorf("split fixed: %v %v", s, err)
 	}

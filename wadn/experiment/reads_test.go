@@ -43,7 +43,7 @@ func TestMethodsIgnoreUnreadSettings(t *testing.T) {
 							}
 						}
 					}
-					res, err := method.Execute(context.Background(), method.Job{Method: m, Settings: s, Task: fixture.Task(), Scenario: sc, Net: fixture.Net(), Train: tr}, method.Options{Seed: 5})
+					res, err := method.Execute(context.Background(), method.Config{Method: m, Settings: s, Task: fixture.Task(), Scenario: sc, Net: fixture.Net(), Train: tr}, method.Options{Seed: 5})
 					if err != nil {
 						t.Fatal(err)
 					}

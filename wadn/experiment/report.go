@@ -80,7 +80,7 @@ type Row struct {
 	// final alpha on the source where it is largest: per source, the mean
 	// absolute difference from the true ratios over the classes and seeds.
 	// It is nil where the method's alpha is not an estimate
-	// (method.Spec.EstimatesAlpha): with limited labels alpha is the ratios
+	// (method.Method.EstimatesAlpha): with limited labels alpha is the ratios
 	// of the labelled target rows, the very rows the true ratios come from.
 	AlphaError *float64 `json:"alpha_error,omitempty"`
 	// AlphaErrors is that error on every source, in the runs' order of

@@ -286,7 +286,7 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 	if rn.Progress != nil {
 		opt.Progress = func(p method.Progress) { rn.Progress(s, p) }
 	}
-	r, err := method.Execute(ctx, method.Job{Method: s.Method, Settings: s.Config, Task: task, Scenario: s.Scenario, Net: net, Train: s.Train}, opt)
+	r, err := method.Execute(ctx, method.Config{Method: s.Method, Settings: s.Config, Task: task, Scenario: s.Scenario, Net: net, Train: s.Train}, opt)
 	if err != nil {
 		if errors.Is(err, trainer.ErrInterrupted) && out.Dir != "" {
 			now := time.Now().UTC()

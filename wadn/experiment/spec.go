@@ -37,7 +37,7 @@ type Spec struct {
 	Target   string
 	Sources  []string // nil: every other domain loaded
 	Scenario data.Scenario
-	Method   method.Spec
+	Method   method.Method
 	Seed     uint64
 	// Numerics is the numerics mode the run trains in (package numerics).
 	// It is not a setting: the default mode leaves the identity as it

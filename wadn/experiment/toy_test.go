@@ -14,7 +14,7 @@ import (
 )
 
 // A new method is a file like this one: its settings type, its algorithm,
-// and a Spec; plus one line in a registry (TestNewMethod adds it to
+// and a method.Method; plus one line in a registry (TestNewMethod adds it to
 // Methods). This one trains on the sources alone, their cross-entropy
 // scaled by its one setting.
 

@@ -201,7 +201,7 @@ func trainWADN(ctx context.Context, wh, lh hash.Hash, trace io.Writer) (int, flo
 	s.AlphaStart, s.LambdaStart = 2, 1
 	net := &nets.Amazon{Dropout: 0.5, Hidden: []int{32, 16}, Depth: 1}
 	tr := method.Train{Epochs: epochs, Batch: batch, Settings: optim.Settings{LR: 1}, EvalBatch: 32}
-	res, err := method.Execute(ctx, method.Job{Method: wadn.Method, Settings: cfg, Task: task, Scenario: data.UDA, Net: net, Train: tr}, method.Options{Seed: seed})
+	res, err := method.Execute(ctx, method.Config{Method: wadn.Method, Settings: cfg, Task: task, Scenario: data.UDA, Net: net, Train: tr}, method.Options{Seed: seed})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -1,14 +1,15 @@
 // Package method is what the multi-source adaptation methods of the WADN
-// paper share: the description of a method (Spec) and its algorithm, the
+// paper share: the description of a method (Method) and its algorithm, the
 // state of one run as a method sees it (Run: the task, the model, the
 // mini-batch, the weights alpha and lambda, the epoch's sums), the epoch log
 // and the result.
 //
-// A method is an Algorithm with a settings type of its own. The run draws the
-// step's mini-batch (Batch rows of every source and of the target's training
-// sample, with replacement), calls Step, and at the end of every epoch
-// evaluates the target, calls EndEpoch and writes the log; package trainer
-// drives the epochs, the checkpoints and the resumption.
+// A method is an Algorithm with a settings type of its own, and its own log
+// terms (Term) and heads on the features (nets.Network.NewHead). The run
+// draws the step's mini-batch (Batch rows of every source and of the
+// target's training sample, with replacement), calls Step, and at the end
+// of every epoch evaluates the target, calls EndEpoch and writes the log;
+// package trainer drives the epochs, the checkpoints and the resumption.
 package method
 
 import (
@@ -73,8 +74,9 @@ type About struct {
 	EstimatesLambda bool
 }
 
-// Spec describes one method a run can train.
-type Spec struct {
+// Method describes one method a run can train: what it says of itself, its
+// settings and its algorithm.
+type Method struct {
 	About
 	// Titles holds the paper's name of the method in the scenarios where
 	// it differs from Name; Title reads it.
@@ -89,7 +91,7 @@ type Spec struct {
 	New func(s any) (Algorithm, error)
 }
 
-// Define returns the Spec of the method a describes, whose settings have
+// Define returns the Method of the method a describes, whose settings have
 // type S: defaults gives them for a scenario, and newAlgo makes the
 // algorithm from them, refusing settings it cannot run with. On a data set,
 // the settings the data set gives the method other defaults for
@@ -97,12 +99,12 @@ type Spec struct {
 // whose fields declare bounds (internal/settings) are checked before
 // newAlgo sees them. It panics when a's terms cannot be logged, a mistake
 // in the declaration.
-func Define[S any](a About, defaults func(sc data.Scenario) S, newAlgo func(s *S) (Algorithm, error)) Spec {
+func Define[S any](a About, defaults func(sc data.Scenario) S, newAlgo func(s *S) (Algorithm, error)) Method {
 	if err := checkTerms(a.Terms); err != nil {
 		panic(fmt.Sprintf("method %s: %v", a.Name, err))
 	}
 	name := a.Name
-	return Spec{
+	return Method{
 		About: a,
 		Settings: func(ds *dataset.Dataset, sc data.Scenario) any {
 			s := defaults(sc)
@@ -142,7 +144,7 @@ func Define[S any](a About, defaults func(sc data.Scenario) S, newAlgo func(s *S
 }
 
 // Titled returns a copy of s that the paper calls title in scenario sc.
-func (s Spec) Titled(sc data.Scenario, title string) Spec {
+func (s Method) Titled(sc data.Scenario, title string) Method {
 	s.Titles = maps.Clone(s.Titles)
 	if s.Titles == nil {
 		s.Titles = map[data.Scenario]string{}
@@ -153,7 +155,7 @@ func (s Spec) Titled(sc data.Scenario, title string) Spec {
 
 // Title returns the paper's name of the method in scenario sc: its Titles
 // entry for sc, else Name.
-func (s Spec) Title(sc data.Scenario) string {
+func (s Method) Title(sc data.Scenario) string {
 	if t, ok := s.Titles[sc]; ok {
 		return t
 	}
@@ -161,14 +163,14 @@ func (s Spec) Title(sc data.Scenario) string {
 }
 
 // Runs reports whether the paper runs the method in scenario sc.
-func (s Spec) Runs(sc data.Scenario) bool { return slices.Contains(s.Scenarios, sc) }
+func (s Method) Runs(sc data.Scenario) bool { return slices.Contains(s.Scenarios, sc) }
 
 // Registry is a list of methods, known by name.
-type Registry []Spec
+type Registry []Method
 
 // Lookup returns the method called name, or an error naming the methods, or
 // the method's scenarios when the paper does not run it in sc.
-func (r Registry) Lookup(name string, sc data.Scenario) (Spec, error) {
+func (r Registry) Lookup(name string, sc data.Scenario) (Method, error) {
 	for _, s := range r {
 		if s.Name != name {
 			continue
@@ -178,11 +180,11 @@ func (r Registry) Lookup(name string, sc data.Scenario) (Spec, error) {
 			for _, x := range s.Scenarios {
 				names = append(names, x.String())
 			}
-			return Spec{}, fmt.Errorf("method %s runs in the %s scenario(s), not %s", name, strings.Join(names, ", "), sc)
+			return Method{}, fmt.Errorf("method %s runs in the %s scenario(s), not %s", name, strings.Join(names, ", "), sc)
 		}
 		return s, nil
 	}
-	return Spec{}, fmt.Errorf("unknown method %q (want one of %s)", name, strings.Join(r.Names(), ", "))
+	return Method{}, fmt.Errorf("unknown method %q (want one of %s)", name, strings.Join(r.Names(), ", "))
 }
 
 // Names returns the methods' names in order.

@@ -7,13 +7,13 @@ import (
 )
 
 // TestTitle checks that a method's title is its name except where Titled
-// gave another, and that Titled leaves the Spec it copies unchanged.
+// gave another, and that Titled leaves the Method it copies unchanged.
 func TestTitle(t *testing.T) {
-	plain := Spec{About: About{Name: "m", Scenarios: []data.Scenario{data.UDA, data.Limited}}}
+	plain := Method{About: About{Name: "m", Scenarios: []data.Scenario{data.UDA, data.Limited}}}
 	titled := plain.Titled(data.Limited, "m+t")
 	again := titled.Titled(data.UDA, "m-u")
 	for _, c := range []struct {
-		spec Spec
+		spec Method
 		sc   data.Scenario
 		want string
 	}{

@@ -143,7 +143,7 @@ type EpochLog struct {
 	Epoch int       `json:"epoch"`
 	Loss  float64   `json:"loss"`  // mean total loss
 	Class []float64 `json:"class"` // per source: the method's mean classification loss on its batches
-	// Terms are the means of the method's own terms (Spec.Terms), in their
+	// Terms are the means of the method's own terms (Method.Terms), in their
 	// declared order; the line holds each under its name.
 	Terms    []Value
 	Accuracy float64 `json:"accuracy"` // target test accuracy, percent
@@ -180,10 +180,10 @@ type Result struct {
 	Params []nn.Param[float32]
 }
 
-// Job is what a run trains: a method with its settings, on a task in a
+// Config is what a run trains: a method with its settings, on a task in a
 // scenario, with a data set's network and the training settings.
-type Job struct {
-	Method   Spec
+type Config struct {
+	Method   Method
 	Settings any // the method's settings, a pointer Method.Settings returned
 	Task     *data.Task
 	Scenario data.Scenario
@@ -191,12 +191,12 @@ type Job struct {
 	Train    Train
 }
 
-// Execute trains job's method and returns its result. It checkpoints every
+// Execute trains cfg's method and returns its result. It checkpoints every
 // epoch and on interruption (ctx cancelled): then it returns an error
 // wrapping trainer.ErrInterrupted, and a later call with opt.Resume
 // continues to the result an uninterrupted run would give.
-func Execute(ctx context.Context, job Job, opt Options) (*Result, error) {
-	r, err := NewRun(job, opt.Seed)
+func Execute(ctx context.Context, cfg Config, opt Options) (*Result, error) {
+	r, err := NewRun(cfg, opt.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -231,19 +231,19 @@ func Execute(ctx context.Context, job Job, opt Options) (*Result, error) {
 	return res, nil
 }
 
-// NewRun builds the run of job, its model drawn from seed, and sets the
+// NewRun builds the run of cfg, its model drawn from seed, and sets the
 // algorithm up (Algorithm.Setup), without training: Execute trains it.
 // Tests inspect a run so.
-func NewRun(job Job, seed uint64) (*Run, error) {
-	tr, sc, net := job.Train, job.Scenario, job.Net
+func NewRun(cfg Config, seed uint64) (*Run, error) {
+	tr, sc, net := cfg.Train, cfg.Scenario, cfg.Net
 	if err := tr.Validate(); err != nil {
 		return nil, err
 	}
-	algo, err := job.Method.New(job.Settings)
+	algo, err := cfg.Method.New(cfg.Settings)
 	if err != nil {
 		return nil, err
 	}
-	task := job.Task
+	task := cfg.Task
 	if p, ok := algo.(SourcePooler); ok && p.PoolsSources() {
 		if task, err = task.PooledSources(); err != nil {
 			return nil, err
@@ -270,7 +270,7 @@ func NewRun(job Job, seed uint64) (*Run, error) {
 			}
 		}
 	}
-	r := &Run{Task: task, Scenario: sc, Train: tr, Net: net, Classes: k, Seed: seed, algo: algo, terms: job.Method.Terms}
+	r := &Run{Task: task, Scenario: sc, Train: tr, Net: net, Classes: k, Seed: seed, algo: algo, terms: cfg.Method.Terms}
 	r.pcg = rand.NewPCG(seed, 0)
 	r.Rand = rand.New(r.pcg)
 	r.Init = nn.NewRand(seed)
@@ -338,7 +338,7 @@ func NewRun(job Job, seed uint64) (*Run, error) {
 	}
 	if e, ok := algo.(Epocher); ok {
 		if r.Steps = e.EpochSteps(r); r.Steps <= 0 {
-			return nil, fmt.Errorf("%s: %d steps an epoch", job.Method.Name, r.Steps)
+			return nil, fmt.Errorf("%s: %d steps an epoch", cfg.Method.Name, r.Steps)
 		}
 	}
 	r.params = append(r.params, ps...)

@@ -82,7 +82,7 @@ func Train(ctx context.Context, dom data.Domain, net nets.Network, tr method.Tra
 	if opt.Identity == "" {
 		opt.Identity = fmt.Sprintf("domain %s, seed %d, batch %d", dom.Name, opt.Seed, tr.Batch)
 	}
-	return method.Execute(ctx, method.Job{Method: Method, Settings: &Settings{}, Task: task, Scenario: data.UDA, Net: net, Train: tr}, opt)
+	return method.Execute(ctx, method.Config{Method: Method, Settings: &Settings{}, Task: task, Scenario: data.UDA, Net: net, Train: tr}, opt)
 }
 
 // algo is the supervised method's algorithm.
