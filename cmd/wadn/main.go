@@ -168,6 +168,10 @@ func runMain(ctx context.Context, e *env, args []string) int {
 			writeSettingsHelp(e.stdout)
 			return 0
 		}
+		if len(args) > 1 && args[1] == "methods" {
+			writeMethodsHelp(e.stdout)
+			return 0
+		}
 		if len(args) > 1 {
 			c, ok := commands[args[1]]
 			if !ok {
@@ -228,5 +232,6 @@ func printHelp(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'wadn help <command>' for the flags of a command, 'wadn help settings' for every")
-	fmt.Fprintln(w, "setting of the methods and data sets with its defaults.")
+	fmt.Fprintln(w, "setting of the methods and data sets with its defaults, 'wadn help methods' for the")
+	fmt.Fprintln(w, "methods and the terms of their epoch logs.")
 }

@@ -474,3 +474,26 @@ func TestRunOptimizer(t *testing.T) {
 		t.Errorf("the two optimisers' runs share a label: %v", acc)
 	}
 }
+
+// TestMethodsHelp checks that wadn help methods names every method and
+// every term of its epoch log, as report --csv names its columns.
+func TestMethodsHelp(t *testing.T) {
+	code, stdout, errOut := runArgs(t, "", "help", "methods")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, m := range experiment.Methods {
+		if !strings.Contains(stdout, "\n"+m.Name+" (") {
+			t.Errorf("method %s missing:\n%s", m.Name, stdout)
+		}
+		for _, term := range m.Terms {
+			col := term.Name
+			if term.PerSource {
+				col += ".SOURCE"
+			}
+			if !strings.Contains(stdout, "  "+col+" ") {
+				t.Errorf("method %s: term %s missing", m.Name, col)
+			}
+		}
+	}
+}

@@ -138,14 +138,16 @@ type State struct {
 	Sums   Sums        `json:"sums"`
 }
 
-// EpochLog is one line of a run's epoch log.
+// EpochLog is one line of a run's epoch log. Its first fields are Epoch,
+// Loss and Class, which the line holds before the method's terms.
 type EpochLog struct {
 	Epoch int       `json:"epoch"`
 	Loss  float64   `json:"loss"`  // mean total loss
 	Class []float64 `json:"class"` // per source: the method's mean classification loss on its batches
 	// Terms are the means of the method's own terms (Method.Terms), in their
-	// declared order; the line holds each under its name.
-	Terms    []Value
+	// declared order; the line holds each under its name, after class
+	// (EpochLog.MarshalJSON).
+	Terms    []Value `json:"-"`
 	Accuracy float64 `json:"accuracy"` // target test accuracy, percent
 	// AccuracyTrained is, with Train.Average, the target test accuracy of
 	// the weights as trained (Accuracy is the average's); nil without.

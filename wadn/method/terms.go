@@ -124,36 +124,32 @@ func (l *EpochLog) value(name string) *Value {
 	return nil
 }
 
-// logHead and logTail are the keys of an epoch log line before and after
-// the method's terms, in the order they are written.
+// logHead is what an epoch log line holds before the method's terms: the
+// first fields of EpochLog, in its order.
 type logHead struct {
 	Epoch int       `json:"epoch"`
 	Loss  float64   `json:"loss"`
 	Class []float64 `json:"class"`
 }
 
-type logTail struct {
-	Accuracy        float64     `json:"accuracy"`
-	AccuracyTrained *float64    `json:"accuracy_trained,omitempty"`
-	SourceAccuracy  []float64   `json:"source_accuracy,omitempty"`
-	Lambda          []float64   `json:"lambda"`
-	Alpha           [][]float64 `json:"alpha"`
-	AlphaError      []float64   `json:"alpha_error"`
-	TargetDist      []float64   `json:"target_dist"`
-	Seconds         float64     `json:"seconds"`
-}
+// logFields is EpochLog without its methods, so that encoding/json writes
+// and reads its tagged fields (Terms has no tag: json:"-").
+type logFields EpochLog
 
 // MarshalJSON writes the line as one object: epoch, loss and class, the
 // method's terms in their declared order (an array for a term per source, a
 // number for one value), then the rest.
 func (l EpochLog) MarshalJSON() ([]byte, error) {
+	all, err := json.Marshal(logFields(l))
+	if err != nil {
+		return nil, err
+	}
 	head, err := json.Marshal(logHead{l.Epoch, l.Loss, l.Class})
 	if err != nil {
 		return nil, err
 	}
-	tail, err := json.Marshal(logTail{l.Accuracy, l.AccuracyTrained, l.SourceAccuracy, l.Lambda, l.Alpha, l.AlphaError, l.TargetDist, l.Seconds})
-	if err != nil {
-		return nil, err
+	if !bytes.HasPrefix(all, head[:len(head)-1]) {
+		return nil, fmt.Errorf("epoch log: the line does not start with epoch, loss and class: %s", all)
 	}
 	var b bytes.Buffer
 	b.Write(head[:len(head)-1])
@@ -178,8 +174,7 @@ func (l EpochLog) MarshalJSON() ([]byte, error) {
 		b.WriteByte(':')
 		b.Write(val)
 	}
-	b.WriteByte(',')
-	b.Write(tail[1:])
+	b.Write(all[len(head)-1:])
 	return b.Bytes(), nil
 }
 
@@ -189,17 +184,12 @@ func (l EpochLog) MarshalJSON() ([]byte, error) {
 // array a term per source and a number a term of one value, in the line's
 // order.
 func (l *EpochLog) UnmarshalJSON(b []byte) error {
-	var head logHead
-	var tail logTail
-	if err := json.Unmarshal(b, &head); err != nil {
+	var f logFields
+	if err := json.Unmarshal(b, &f); err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, &tail); err != nil {
-		return err
-	}
-	*l = EpochLog{Epoch: head.Epoch, Loss: head.Loss, Class: head.Class,
-		Accuracy: tail.Accuracy, AccuracyTrained: tail.AccuracyTrained, SourceAccuracy: tail.SourceAccuracy,
-		Lambda: tail.Lambda, Alpha: tail.Alpha, AlphaError: tail.AlphaError, TargetDist: tail.TargetDist, Seconds: tail.Seconds}
+	*l = EpochLog(f)
+	l.Terms = nil
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if _, err := dec.Token(); err != nil { // '{', checked by Unmarshal above
 		return err
