@@ -205,8 +205,8 @@ func TestRunHelp(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"  c0 (number)", "default: amazon uda, digits uda/partial, office-caltech uda/partial: 0.02; amazon limited, digits limited, office-caltech limited, office-home limited: 0.002; office-home uda/partial: 0.01",
-		"  lr (number)", "default: amazon uda/limited, digits uda/limited/partial, office-caltech uda/limited/partial: 0.5; office-home uda/limited/partial: 1",
+		"  c0 (number, >= 0)", "default: amazon uda, digits uda/partial, office-caltech uda/partial: 0.02; amazon limited, digits limited, office-caltech limited, office-home limited: 0.002; office-home uda/partial: 0.01",
+		"  lr (number, > 0)", "default: amazon uda/limited, digits uda/limited/partial, office-caltech uda/limited/partial: 0.5; office-home uda/limited/partial: 1",
 		"  lambda-distance (both|explicit)", "default: amazon uda/limited, digits limited, office-caltech uda/limited/partial, office-home uda/limited/partial: both; digits uda/partial: explicit",
 		"  c1 (number|max)", "  train-size (integer|all)", "  explicit-start (integer|align)",
 		"  split (pool|fixed)",

@@ -193,7 +193,11 @@ func writeSettingsHelp(w io.Writer) {
 					break
 				}
 			}
-			fmt.Fprintf(w, "  %s (%s)\n      %s\n      default: %s\n", name, f.Type(), f.Help,
+			typ := f.Type()
+			if f.Bounds != nil {
+				typ += ", " + f.Bounds.String()
+			}
+			fmt.Fprintf(w, "  %s (%s)\n      %s\n      default: %s\n", name, typ, f.Help,
 				defaults(func(c cell) (string, bool) {
 					g, ok := get(c, name)
 					if !ok {
