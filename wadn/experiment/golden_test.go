@@ -42,9 +42,11 @@ import (
 //
 //	go test ./wadn/experiment -run TestGolden -golden.update                 # record
 //	go test ./wadn/experiment -run TestGolden -golden.full [-golden.update]  # the paper's protocol
+//	go test ./wadn/experiment -run TestGolden -golden.full -golden.impl avx2 # with other kernels this machine has
 var (
 	goldenUpdate = flag.Bool("golden.update", false, "rewrite the golden epoch logs of TestGolden")
 	goldenFull   = flag.Bool("golden.full", false, "TestGolden on the paper's Amazon protocol with this machine's kernels")
+	goldenImpl   = flag.String("golden.impl", "", "with -golden.full, the kernels to run (default: this machine's fastest), among those it has")
 )
 
 // goldenCase is one short run whose epoch log is pinned.
@@ -207,6 +209,9 @@ func TestGolden(t *testing.T) {
 	impl, dir := "go", filepath.Join("testdata", "golden")
 	if *goldenFull {
 		impl = kernel.Impl()
+		if *goldenImpl != "" {
+			impl = *goldenImpl
+		}
 		dir = filepath.Join(dir, "full-"+impl)
 		if _, err := os.Stat(dir); err != nil && !*goldenUpdate {
 			t.Skipf("no golden logs of the paper's protocol for the %s kernels (record them with -golden.update)", impl)
