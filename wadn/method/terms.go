@@ -93,17 +93,20 @@ func (l *EpochLog) Term(name string) []float64 {
 func Canonical(terms []Term, l *EpochLog) {
 	var out []Value
 	for _, t := range terms {
-		v := l.value(t.Name)
-		if v == nil && t.Was != "" {
-			if w := l.value(t.Was); w != nil && w.PerSource && len(w.V) > 0 {
-				v = &Value{Name: t.Name, V: w.V, PerSource: t.PerSource}
-				if !t.PerSource {
-					v.V = w.V[:1]
-				}
-			}
-		}
-		if v != nil {
+		if v := l.value(t.Name); v != nil && v.PerSource == t.PerSource {
 			out = append(out, *v)
+			continue
+		}
+		slot := t.Was
+		if slot == "" {
+			slot = t.Name
+		}
+		if w := l.value(slot); w != nil && w.PerSource && len(w.V) > 0 && slices.Contains(legacySlots, slot) {
+			v := Value{Name: t.Name, V: w.V, PerSource: t.PerSource}
+			if !t.PerSource {
+				v.V = w.V[:1]
+			}
+			out = append(out, v)
 		}
 	}
 	for _, v := range l.Terms {

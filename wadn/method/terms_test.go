@@ -64,6 +64,17 @@ func TestCanonical(t *testing.T) {
 	if d := cmp.Diff(b, a); d != "" {
 		t.Errorf("the old line reads otherwise than the new (-new +old):\n%s", d)
 	}
+	// A term of one value that kept its slot's name (MDMN's penalty).
+	mdmn := []Term{{Name: "critic", Was: "implicit"}, {Name: "penalty", Was: "penalty"}}
+	var m EpochLog
+	if err := json.Unmarshal([]byte(`{"epoch":1,"implicit":[2,2],"penalty":[0.5,0.5],"explicit":[0,0]}`), &m); err != nil {
+		t.Fatal(err)
+	}
+	Canonical(mdmn, &m)
+	want := []Value{{Name: "critic", V: []float64{2}}, {Name: "penalty", V: []float64{0.5}}}
+	if d := cmp.Diff(want, m.Terms); d != "" {
+		t.Errorf("MDMN's old line (-want +got):\n%s", d)
+	}
 	// WADN's terms kept their names: its old lines are its new lines.
 	wadn := []Term{{Name: "explicit", PerSource: true}, {Name: "implicit", PerSource: true}, {Name: "penalty", PerSource: true}}
 	var w EpochLog
