@@ -27,7 +27,7 @@ var timings = regexp.MustCompile(`,"seconds":[-+0-9.eE]+`)
 func runCompare(ctx context.Context, e *env, args []string) error {
 	c := commands["compare"]
 	fs := newFlagSet(c, e)
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

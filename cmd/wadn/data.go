@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -55,31 +54,25 @@ func runData(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "  %-7s %s\n", n, dataSubcommands[n].summary)
 		}
 	}
-	if err := parseDataFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() == 0 {
+	// The subcommand's flags may come before its name: "wadn data --json ls".
+	name, rest := subcommand(args, dataValueFlags)
+	if name == "" {
+		if err := noOperands(fs, args); err != nil {
+			return err
+		}
 		fs.Usage()
 		return errUsage
 	}
-	sub, ok := dataSubcommands[fs.Arg(0)]
+	sub, ok := dataSubcommands[name]
 	if !ok {
-		fmt.Fprintf(e.stderr, "wadn data: unknown subcommand %q (want ls, verify or get)\n", fs.Arg(0))
+		fmt.Fprintf(e.stderr, "wadn data: unknown subcommand %q (want ls, verify or get)\n", name)
 		return errUsage
 	}
-	return sub.run(ctx, e, fs.Args()[1:])
+	return sub.run(ctx, e, rest)
 }
 
-// parseDataFlags parses args into fs. The flag package has already printed a
-// mistake with the usage, so it becomes errUsage (exit status 2); flag.ErrHelp
-// is returned as is so that -h exits 0.
-func parseDataFlags(fs *flag.FlagSet, args []string) error {
-	err := fs.Parse(args)
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		return errUsage
-	}
-	return err
-}
+// dataValueFlags are the flags of the data subcommands that take a value.
+var dataValueFlags = []string{"data", "mirror"}
 
 // dataDirFlag adds --data, defaulting to $WADN_DATA.
 func dataDirFlag(fs *flag.FlagSet) *string {
@@ -90,12 +83,8 @@ func runDataLs(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(dataSubcommands["ls"], e)
 	dir := dataDirFlag(fs)
 	asJSON := fs.Bool("json", false, "print a JSON array of {dataset, domain, split, count, histogram, source}")
-	if err := parseDataFlags(fs, args); err != nil {
+	if err := noOperands(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "wadn data ls: unexpected arguments %q\n", fs.Args())
-		return errUsage
 	}
 	entries, err := dataset.Catalog(*dir, func(msg string) { fmt.Fprintln(e.stderr, msg) })
 	if err != nil {
@@ -181,12 +170,8 @@ func runDataVerify(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(dataSubcommands["verify"], e)
 	dir := dataDirFlag(fs)
 	ignoreMissing := fs.Bool("ignore-missing", false, "do not fail for listed files that are absent")
-	if err := parseDataFlags(fs, args); err != nil {
+	if err := noOperands(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "wadn data verify: unexpected arguments %q\n", fs.Args())
-		return errUsage
 	}
 	if *dir == "" {
 		fmt.Fprintf(e.stderr, "wadn data verify: no data directory: pass --data DIR or set %s\n", datadir.Env)

@@ -97,7 +97,7 @@ func TestDataUsageErrors(t *testing.T) {
 	}{
 		{[]string{"data"}, 2, "usage: wadn data"},
 		{[]string{"data", "nope"}, 2, "unknown subcommand"},
-		{[]string{"data", "ls", "extra"}, 2, "unexpected arguments"},
+		{[]string{"data", "ls", "extra"}, 2, "unexpected argument"},
 		{[]string{"data", "ls", "-h"}, 0, "usage: wadn data ls"},
 		{[]string{"data", "verify", "-h"}, 0, "usage: wadn data verify"},
 		{[]string{"data", "ls", "--bogus"}, 2, "flag provided but not defined"},

@@ -42,10 +42,11 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		f.Settings = append(f.Settings, l)
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
+	dirs, err := parseArgs(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
+	if len(dirs) == 0 {
 		fmt.Fprintln(e.stderr, "wadn report: want at least one directory")
 		return errUsage
 	}
@@ -99,7 +100,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 			f.Seeds = append(f.Seeds, seed)
 		}
 	}
-	rep, err := experiment.CollectFiltered(f, fs.Args()...)
+	rep, err := experiment.CollectFiltered(f, dirs...)
 	if err != nil {
 		return err
 	}

@@ -80,21 +80,15 @@ func newRunFlags(c *command, e *env) *runFlags {
 func runRun(ctx context.Context, e *env, args []string) error {
 	r := newRunFlags(commands["run"], e)
 	fs := r.fs
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
+	if err := noOperands(fs, args); err != nil {
 		if old := renamedFlag(err); old != "" {
 			fmt.Fprintf(e.stderr, "wadn run: --%s is now %s\n", old, renamed[old])
 		}
-		return errUsage
+		return err
 	}
 	usage := func(format string, a ...any) error {
 		fmt.Fprintf(e.stderr, "wadn run: "+format+"\n", a...)
 		return errUsage
-	}
-	if fs.NArg() > 0 {
-		return usage("unexpected argument %q", fs.Arg(0))
 	}
 	if r.threads < 0 {
 		return usage("--threads %d: want a positive count, or 0 for all cores", r.threads)

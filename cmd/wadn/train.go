@@ -58,15 +58,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	resume := flags.Bool("resume", false, "continue the run in --out with the settings it recorded")
 	pixels := flags.String("pixels", "unit", "pixel scale: unit ([0,1]) or raw (0-255)")
 	asJSON := flags.Bool("json", false, "print the per-epoch results as JSON")
-	if err := flags.Parse(args); err != nil {
+	if err := noOperands(flags, args); err != nil {
 		return err
 	}
 	usage := func(format string, a ...any) error {
 		fmt.Fprintf(e.stderr, "wadn train: "+format+"\n", a...)
 		return errUsage
-	}
-	if flags.NArg() > 0 {
-		return usage("unexpected argument %q", flags.Arg(0))
 	}
 	rec := trainRecord{Domain: *domain, Seed: *seed, DataDir: *dir}
 	s := supervised.Settings{Epochs: *epochs, Batch: *batch, LR: *lr, EvalBatch: def.EvalBatch}
