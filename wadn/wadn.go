@@ -132,6 +132,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("c0, c1, c2, gp and target-weight must be >= 0 (have %v, %v, %v, %v, %v)", s.C0, s.C1, s.C2, s.GP, s.TargetWeight)
 	case !unit(s.CentroidKeep) || !unit(s.AlphaKeep) || !unit(s.LambdaKeep):
 		return fmt.Errorf("centroid-keep, alpha-keep and lambda-keep must lie in [0, 1] (have %v, %v, %v)", s.CentroidKeep, s.AlphaKeep, s.LambdaKeep)
+	case s.AlphaStart < 0 || s.LambdaStart < 0:
+		return fmt.Errorf("alpha-start %d, lambda-start %d, want epochs >= 0", s.AlphaStart, s.LambdaStart)
 	case s.AlignStart < 0 || s.ExplicitStart < StartWithAlign:
 		return fmt.Errorf("align-start %d, explicit-start %v, want >= 0", s.AlignStart, s.ExplicitStart)
 	case s.Explicit < Paper || s.Explicit > Code || s.Centroids < Features || s.Centroids > Hidden || s.LambdaDistance < Both || s.LambdaDistance > ExplicitOnly || s.LambdaNorm < Shares || s.LambdaNorm > Equal || s.Alpha < Batches || s.Alpha > Oracle:

@@ -50,9 +50,24 @@ type Plan struct {
 // planKeys are the keys of an experiment file that are not settings.
 var planKeys = []string{"dataset", "scenario", "method", "target", "sources", "seeds", "out", "data", "numerics"}
 
-// ReadPlan reads an experiment file. An error names the key at fault.
+// MaxPlanFile is the largest experiment file ReadPlan reads, in bytes.
+const MaxPlanFile = 1 << 20
+
+// ReadPlan reads an experiment file: one JSON object, nothing after it,
+// no key twice in any object and no null anywhere. An error names the key
+// or the value at fault.
 func ReadPlan(r io.Reader) (*Plan, error) {
-	dec := json.NewDecoder(r)
+	b, err := io.ReadAll(io.LimitReader(r, MaxPlanFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxPlanFile {
+		return nil, fmt.Errorf("more than %d bytes: not an experiment file", MaxPlanFile)
+	}
+	if err := strictJSON(b); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var raw map[string]json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
@@ -74,7 +89,6 @@ func ReadPlan(r io.Reader) (*Plan, error) {
 		}
 		return list, nil
 	}
-	var err error
 	for _, f := range []struct {
 		key string
 		dst *[]string
@@ -342,4 +356,98 @@ func (p *Plan) Specs() ([]*Spec, error) {
 		return nil, errors.New("the plan has no run: no method of it runs in its scenarios")
 	}
 	return out, nil
+}
+
+// strictJSON checks that b is one JSON object and nothing more (blanks
+// aside), whose objects, at any depth, name no key twice, and that holds no
+// null: JSON's decoders take the last of two keys and ignore what follows
+// the value, which would run another grid than the file seems to say
+// without a word. Errors name the key, by its path from the top.
+func strictJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("not a JSON object of settings: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("not a JSON object of settings: the file holds %s", describeToken(tok))
+	}
+	if err := strictObject(dec, ""); err != nil {
+		return err
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		if err != nil {
+			return fmt.Errorf("after the object: %w", err)
+		}
+		return fmt.Errorf("content after the object (%s at byte %d): one object is the whole file", describeToken(tok), dec.InputOffset())
+	}
+	return nil
+}
+
+// strictObject reads the members of an object whose '{' dec has read, up
+// to its '}'; at is the object's path ("" for the file's).
+func strictObject(dec *json.Decoder, at string) error {
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("not a JSON object of settings: %w", err)
+		}
+		key := tok.(string) // an object's member starts with its key
+		path := key
+		if at != "" {
+			path = at + "." + key
+		}
+		if seen[key] {
+			return fmt.Errorf("%q is given twice: name each key once", path)
+		}
+		seen[key] = true
+		if err := strictValue(dec, path); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token() // '}'
+	return err
+}
+
+// strictValue reads one value at path.
+func strictValue(dec *json.Decoder, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("not a JSON object of settings: at %q: %w", path, err)
+	}
+	switch tok {
+	case nil:
+		return fmt.Errorf("%q: null is not a value (leave the key out for its default)", path)
+	case json.Delim('{'):
+		return strictObject(dec, path)
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if err := strictValue(dec, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		_, err := dec.Token() // ']'
+		return err
+	}
+	return nil
+}
+
+// describeToken names a JSON token in an error message.
+func describeToken(tok json.Token) string {
+	switch v := tok.(type) {
+	case nil:
+		return "null"
+	case json.Delim:
+		if v == '[' {
+			return "a list"
+		}
+		return fmt.Sprintf("%q", string(v))
+	case string:
+		return fmt.Sprintf("the string %q", v)
+	case bool:
+		return fmt.Sprintf("%v", v)
+	}
+	return fmt.Sprintf("the number %v", tok)
 }

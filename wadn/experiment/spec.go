@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wadn-go/wadn/data"
@@ -174,6 +175,12 @@ func (s *Spec) Validate() error {
 	if err := s.Train.Validate(); err != nil {
 		return err
 	}
+	if err := s.checkDomains(); err != nil {
+		return err
+	}
+	if k, ok := s.intSetting("keep-classes"); ok && (k < 1 || k > s.Dataset.Classes) {
+		return fmt.Errorf("keep-classes %d: want 1..%d, the classes of %s", k, s.Dataset.Classes, s.Dataset)
+	}
 	net, err := s.Data.Network()
 	if err != nil {
 		return err
@@ -186,6 +193,50 @@ func (s *Spec) Validate() error {
 		return c.CheckNetwork(net)
 	}
 	return nil
+}
+
+// checkDomains checks the target and the sources against the data set's
+// domains, before any data is loaded: a target it has, sources it has, each
+// once and none the target, and at least one source.
+func (s *Spec) checkDomains() error {
+	ds := s.Dataset
+	want := func() string { return strings.Join(ds.Domains, ", ") }
+	if !slices.Contains(ds.Domains, s.Target) {
+		return fmt.Errorf("target %q: %s has no such domain (want one of %s)", s.Target, ds, want())
+	}
+	if s.Sources == nil {
+		for _, d := range ds.Loaded {
+			if d != s.Target {
+				return nil
+			}
+		}
+		return fmt.Errorf("target %s: %s loads no other domain to be its source: name the sources", s.Target, ds)
+	}
+	if len(s.Sources) == 0 {
+		return errors.New("sources: an empty list; name at least one source domain")
+	}
+	for i, src := range s.Sources {
+		switch {
+		case !slices.Contains(ds.Domains, src):
+			return fmt.Errorf("source %q: %s has no such domain (want one of %s)", src, ds, want())
+		case src == s.Target:
+			return fmt.Errorf("source %q is the target too", src)
+		case slices.Contains(s.Sources[:i], src):
+			return fmt.Errorf("source %q is named twice", src)
+		}
+	}
+	return nil
+}
+
+// intSetting returns the value of the integer setting called name, when
+// the run reads one.
+func (s *Spec) intSetting(name string) (int, bool) {
+	f, err := settings.Lookup(s.Fields(), name)
+	if err != nil {
+		return 0, false
+	}
+	v, err := strconv.Atoi(f.String())
+	return v, err == nil
 }
 
 // networkChecker is an algorithm that can tell, before any data is loaded,
