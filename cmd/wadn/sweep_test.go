@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeSweep writes a 4-task sweep of quick Amazon runs to a file in dir.
@@ -175,5 +177,24 @@ func TestIndexRanges(t *testing.T) {
 		if got := indexRanges(tc.ix); got != tc.want {
 			t.Errorf("indexRanges(%v) = %q, want %q", tc.ix, got, tc.want)
 		}
+	}
+}
+
+// TestSweepRefusesHugeGrid: a grid of 10^6 runs is refused at once,
+// naming the limit, rather than listed for minutes.
+func TestSweepRefusesHugeGrid(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "huge.json")
+	ten := "[1,2,3,4,5,6,7,8,9,10]"
+	grid := fmt.Sprintf(`{"seeds": [0,1,2,3,4,5,6,7,8,9], "lr": %s, "c0": %s, "c2": %s, "gp": %s, "centroid-keep": [0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9]}`, ten, ten, ten, ten)
+	if err := os.WriteFile(file, []byte(grid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, stdout, stderr := runArgs(t, "", "sweep", file, "--list")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "more than 10000 runs (the most a plan may have)") {
+		t.Errorf("exit %d, stdout %d bytes, stderr %q; want 2, none and the limit", code, len(stdout), stderr)
 	}
 }

@@ -93,6 +93,10 @@ func TestPlanRefuses(t *testing.T) {
 		{`{"target": ["books", null]}`, `"target[1]": null is not a value`},
 		{`{"x": {"a": 1, "a": 2}}`, `"x.a" is given twice`},
 		{strings.Repeat(" ", MaxPlanFile) + `{}`, "more than 1048576 bytes"},
+		// 10^6 runs, refused before any is built.
+		{`{"seeds": [0,1,2,3,4,5,6,7,8,9], "lr": [1,2,3,4,5,6,7,8,9,10], "c0": [1,2,3,4,5,6,7,8,9,10], "c2": [1,2,3,4,5,6,7,8,9,10],
+		  "gp": [1,2,3,4,5,6,7,8,9,10], "eps": [0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9]}`, "more than 10000 runs"},
+		{`{"seeds": [0,1,2,3,4,5,6,7,8,9,10], "lr": [1,2,3,4,5,6,7,8,9,10], "c0": [1,2,3,4,5,6,7,8,9,10], "c2": [1,2,3,4,5,6,7,8,9,10]}`, "more than 10000 runs"},
 	} {
 		p, err := ReadPlan(strings.NewReader(tc.file))
 		if err == nil {

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/numerics"
@@ -147,7 +148,23 @@ func (s *Spec) Changes() []settings.Change {
 	for _, f := range s.Fields() {
 		names = append(names, f.Name)
 	}
-	return settings.Diff(s.Defaults().Values(), s.Values(), names)
+	return settings.Diff(s.defaultValues(), s.Values(), names)
+}
+
+// defaults caches the Values of the defaults by data set, scenario and
+// method, which a large plan's labels read for every run.
+var defaults sync.Map // string -> map[string]string
+
+// defaultValues returns the Values of s.Defaults(), which callers must not
+// change.
+func (s *Spec) defaultValues() map[string]string {
+	k := s.Dataset.Name + "/" + s.Scenario.String() + "/" + s.Method.Name
+	if v, ok := defaults.Load(k); ok {
+		return v.(map[string]string)
+	}
+	v := s.Defaults().Values()
+	defaults.Store(k, v)
+	return v
 }
 
 // Label describes how the spec's settings differ from the defaults,
