@@ -147,6 +147,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		if !r.quiet {
 			rn.Progress = progressPrinter(e.stderr, several)
 		}
+		e.savesOnInterrupt()
 		o, err := rn.Run(ctx, g)
 		outs = append(outs, o...)
 		if errors.Is(err, trainer.ErrInterrupted) {

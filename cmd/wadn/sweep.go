@@ -272,6 +272,7 @@ func trainSweep(ctx context.Context, e *env, specs []*experiment.Spec, f *sweepF
 	}
 	fmt.Fprintf(e.stderr, "%d task(s), %d at a time, %d threads (%s kernels, %s numerics); output under %s\n",
 		len(specs), min(f.jobs, len(specs)), kernel.Threads(), kernel.Impl(), specs[0].Numerics, f.out)
+	e.savesOnInterrupt()
 	outs, err := rn.Run(ctx, specs)
 	if errors.Is(err, trainer.ErrInterrupted) {
 		fmt.Fprintf(e.stderr, "interrupted; every run saved its state: the same command continues it\n")

@@ -143,6 +143,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stderr, "%s: %d train, %d test images; %d threads (%s kernels); output %s\n",
 		rec.Domain, d.Train.Len(), d.Test.Len(), kernel.Threads(), kernel.Impl(), *out)
 	var last time.Time
+	e.savesOnInterrupt()
 	res, err := supervised.Train(ctx, d, s, supervised.Options{Seed: rec.Seed, Dir: *out, Resume: *resume,
 		Progress: func(p supervised.Progress) {
 			if time.Since(last) < time.Second && p.Step != p.Steps {

@@ -194,9 +194,18 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 	if m := numerics.Get(); m != s.Numerics {
 		return nil, fmt.Errorf("seed %d trains in the %s numerics mode, but the process is in the %s mode", s.Seed, s.Numerics, m)
 	}
+	// An interruption before the run has started, or while its data load,
+	// leaves nothing to save.
+	notStarted := fmt.Errorf("seed %d not started: %w", s.Seed, trainer.ErrInterrupted)
+	if ctx.Err() != nil {
+		return nil, notStarted
+	}
 	id, domains, err := rn.identity(s)
 	if err != nil {
 		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, notStarted
 	}
 	out := &Outcome{Spec: s, Sources: id.Sources}
 	if rn.Out != "" {
