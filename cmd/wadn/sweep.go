@@ -221,8 +221,13 @@ func listSweep(ctx context.Context, e *env, sw *sweep, out string) error {
 	return nil
 }
 
-// emitSweep writes the job array running the sweep's tasks to stdout.
+// emitSweep writes the job array running the sweep's tasks to stdout. A
+// mistake in the flags or paths is a usage error naming it.
 func emitSweep(e *env, sw *sweep, f *sweepFlags) error {
+	usage := func(format string, a ...any) error {
+		fmt.Fprintf(e.stderr, "wadn sweep: --emit %s: "+format+"\n", append([]any{f.emit}, a...)...)
+		return errUsage
+	}
 	absOut, err := filepath.Abs(f.out)
 	if err != nil {
 		return err
@@ -236,29 +241,47 @@ func emitSweep(e *env, sw *sweep, f *sweepFlags) error {
 	em := &experiment.Emit{Program: f.program, File: sw.file, Digest: sw.digest, Out: absOut, DataDir: absData,
 		Tasks: len(sw.specs), Throttle: f.throttle, Threads: max(f.threads, 1), Time: f.timeLimit, Partition: f.partition,
 		Image: f.image, Claim: f.claim}
+	var buf bytes.Buffer
 	switch f.emit {
 	case "slurm":
 		if em.Program == "" {
 			if em.Program, err = os.Executable(); err != nil {
 				return err
 			}
+			if fromBuildCache(em.Program) {
+				return usage("this wadn runs from go run's build cache (%s), which go run removes and the nodes may not reach: build it (go build -o DIR/wadn ./cmd/wadn) and run that, or give --program", em.Program)
+			}
+		}
+		if err := em.WriteSlurm(&buf); err != nil {
+			return usage("%v", err)
 		}
 		if err := os.MkdirAll(filepath.Join(absOut, "logs"), 0o755); err != nil {
 			return err
 		}
-		return em.WriteSlurm(e.stdout)
 	case "k8s":
+		if f.image == "" || f.claim == "" {
+			return usage("give --image and --claim (the container image holding wadn and the volume claim holding the runs)")
+		}
 		if em.Program == "" {
 			em.Program = "wadn"
 		}
-		if err := em.WriteK8s(e.stdout); err != nil {
-			fmt.Fprintf(e.stderr, "wadn sweep: --emit k8s: %v (give --image and --claim)\n", err)
-			return errUsage
+		if err := em.WriteK8s(&buf); err != nil {
+			return usage("%v", err)
 		}
-		return nil
+	default:
+		fmt.Fprintf(e.stderr, "wadn sweep: --emit %q: want slurm or k8s\n", f.emit)
+		return errUsage
 	}
-	fmt.Fprintf(e.stderr, "wadn sweep: --emit %q: want slurm or k8s\n", f.emit)
-	return errUsage
+	_, err = e.stdout.Write(buf.Bytes())
+	return err
+}
+
+// fromBuildCache reports whether the executable at path is one go run
+// built: in a go-build directory of the temporary directory, where go run
+// puts it ($TMPDIR/go-build*/b001/exe/NAME) and removes it when it ends.
+func fromBuildCache(path string) bool {
+	dir := filepath.ToSlash(filepath.Dir(path))
+	return strings.HasSuffix(dir, "/exe") && strings.Contains(dir, "/go-build")
 }
 
 // trainSweep trains the tasks specs on this machine, --jobs at a time, and
