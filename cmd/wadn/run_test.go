@@ -60,18 +60,20 @@ func TestRunRejectsBadFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
 		}
 	}
+	// The target and the sources are checked against the data set's
+	// domains before any data is loaded: a mistake on the command line.
 	code, _, errOut := runArgs(t, "", "run", "--data", "", "--target", "nowhere", "--epochs", "1", "--out", t.TempDir())
-	if code != 1 || !strings.Contains(errOut, "nowhere") || strings.Contains(errOut, "wadn run: wadn") {
-		t.Errorf("unknown target: exit %d, stderr %q; want 1, the name, and one prefix", code, errOut)
+	if code != 2 || !strings.Contains(errOut, `target "nowhere": amazon has no such domain`) {
+		t.Errorf("unknown target: exit %d, stderr %q; want 2 and the name", code, errOut)
 	}
 	for _, tc := range []struct{ sources, want string }{
 		{"books,books", `source "books" is named twice`},
-		{"books,,dvd", "empty source name"},
-		{"books,kitchen", `"kitchen" is both the target and a source`},
+		{"books,,dvd", `sources "books,,dvd": an empty name`},
+		{"books,kitchen", `source "kitchen" is the target too`},
 	} {
 		code, _, errOut := runArgs(t, "", "run", "--data", "", "--sources", tc.sources, "--epochs", "1", "--out", t.TempDir())
-		if code != 1 || !strings.Contains(errOut, tc.want) {
-			t.Errorf("--sources %s: exit %d, stderr %q; want 1 and %q", tc.sources, code, errOut, tc.want)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("--sources %s: exit %d, stderr %q; want 2 and %q", tc.sources, code, errOut, tc.want)
 		}
 	}
 }

@@ -122,3 +122,28 @@ func TestRefusesBadPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestRunRefusesHugeSizes: sizes beyond their bounds, or a run the
+// machine cannot hold, are refused before anything is allocated, with
+// exit status 2, the setting named and, for memory, the estimate; never a
+// runtime trace.
+func TestRunRefusesHugeSizes(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--target", "books", "--epochs", "1", "--hidden", "1000000000", "--depth", "1"}, "--hidden 1000000000: a layer of at most 1048576 units"},
+		{[]string{"--hidden", "1000000000"}, "--hidden 1000000000: a layer of at most 1048576 units"},
+		{[]string{"--hidden", "1048576,1048576", "--depth", "2"}, "of memory, more than"},
+		{[]string{"--hidden", "1048576,1048576", "--depth", "2"}, "the trained values (1.1e+12), sized by hidden"},
+		{[]string{"--batch", "2000000"}, "--batch 2000000: at most 1048576 samples a domain"},
+		{[]string{"--epochs", "1000000"}, "--epochs 1000000: at most 100000"},
+		{[]string{"--eval-batch", "1048576", "--hidden", "100000,100000,100000"}, "sized by eval-batch and hidden"},
+	} {
+		code, stdout, stderr := runArgs(t, "", append([]string{"run", "--quiet", "--out", out}, tc.args...)...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "goroutine") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -185,7 +185,9 @@ func (s *Spec) Label() string {
 }
 
 // Validate builds the method from the settings and checks the data set's,
-// reporting the first setting that cannot work; with a network check of
+// the sizes against their bounds and the run's memory (Spec.Memory)
+// against what the machine holds (MachineMemory), reporting the first
+// setting that cannot work; with a network check of
 // the method's (WADN's hidden centroids need a hidden layer), it runs that
 // too. It loads no data.
 func (s *Spec) Validate() error {
@@ -198,8 +200,19 @@ func (s *Spec) Validate() error {
 	if k, ok := s.intSetting("keep-classes"); ok && (k < 1 || k > s.Dataset.Classes) {
 		return fmt.Errorf("keep-classes %d: want 1..%d, the classes of %s", k, s.Dataset.Classes, s.Dataset)
 	}
+	if err := s.checkSizes(); err != nil {
+		return err
+	}
 	net, err := s.Data.Network()
 	if err != nil {
+		return err
+	}
+	m, err := s.Memory()
+	if err != nil {
+		return err
+	}
+	limit, of := MachineMemory()
+	if err := checkMemory(m, limit, of); err != nil {
 		return err
 	}
 	a, err := s.Method.New(s.Config)
@@ -234,6 +247,8 @@ func (s *Spec) checkDomains() error {
 	}
 	for i, src := range s.Sources {
 		switch {
+		case src == "":
+			return fmt.Errorf("sources %q: an empty name", strings.Join(s.Sources, ","))
 		case !slices.Contains(ds.Domains, src):
 			return fmt.Errorf("source %q: %s has no such domain (want one of %s)", src, ds, want())
 		case src == s.Target:
@@ -245,11 +260,17 @@ func (s *Spec) checkDomains() error {
 	return nil
 }
 
+// setting returns the setting called name, when the run reads one.
+func (s *Spec) setting(name string) (settings.Field, bool) {
+	f, err := settings.Lookup(s.Fields(), name)
+	return f, err == nil
+}
+
 // intSetting returns the value of the integer setting called name, when
 // the run reads one.
 func (s *Spec) intSetting(name string) (int, bool) {
-	f, err := settings.Lookup(s.Fields(), name)
-	if err != nil {
+	f, ok := s.setting(name)
+	if !ok {
 		return 0, false
 	}
 	v, err := strconv.Atoi(f.String())

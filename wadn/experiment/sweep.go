@@ -254,7 +254,7 @@ func SlurmSeconds(s string) (int, error) {
 }
 
 // ShellQuote quotes s for a POSIX shell: in single quotes, each single
-// quote written as '\''. A word of letters, digits and the characters
+// quote written as '\”. A word of letters, digits and the characters
 // "-_./:=@%+," alone is left as it is.
 func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
