@@ -131,6 +131,41 @@ type Report struct {
 	// Notes are things the reader should know: runs found twice, rows
 	// whose runs used different kernels.
 	Notes []string
+	// Damaged are the run directories whose files cannot be read, or
+	// disagree (checkResult): they are in no row.
+	Damaged []Damaged
+}
+
+// Damaged is a run directory a report leaves out, and why.
+type Damaged struct {
+	Dir   string `json:"dir"`
+	Error string `json:"error"`
+}
+
+// checkResult checks a finished run's result against its epoch log (when
+// its directory has one): as many epochs, and the accuracy and source
+// weights of the last. A result that says otherwise was changed after the
+// run wrote it, or belongs to another log.
+func checkResult(dir string, res *RunResult, hist []method.EpochLog) error {
+	if hist == nil {
+		return nil
+	}
+	path := filepath.Join(dir, ResultFile)
+	log := filepath.Join(dir, trainer.LogFile)
+	if len(hist) != res.Epochs {
+		return fmt.Errorf("%s says %d epochs, %s holds %d", path, res.Epochs, log, len(hist))
+	}
+	if len(hist) == 0 {
+		return nil
+	}
+	last := hist[len(hist)-1]
+	if last.Accuracy != res.Accuracy {
+		return fmt.Errorf("%s says accuracy %v, the last epoch of %s %v", path, res.Accuracy, log, last.Accuracy)
+	}
+	if last.Lambda != nil && res.Lambda != nil && !slices.Equal(last.Lambda, res.Lambda) {
+		return fmt.Errorf("%s says lambda %v, the last epoch of %s %v", path, res.Lambda, log, last.Lambda)
+	}
+	return nil
 }
 
 // Filter chooses the runs a report counts; the zero Filter takes every run.
@@ -207,7 +242,10 @@ func Collect(dirs ...string) (*Report, error) {
 }
 
 // CollectFiltered is Collect of the runs f takes: the rows, the notes and
-// the count of unfinished runs are those of these runs alone.
+// the count of unfinished runs are those of these runs alone. A run
+// directory that cannot be read, or whose result disagrees with its epoch
+// log, is left out of the rows and listed in Damaged, whatever the filter;
+// the report then holds the rest, and no error.
 func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no directory to collect runs from")
@@ -215,7 +253,11 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 	rep := &Report{}
 	var runs []*Run
 	for _, dir := range dirs {
-		err := eachRun(dir, func(at, _ string, rec *Record, res *RunResult) error {
+		err := eachRun(dir, func(at, _ string, rec *Record, res *RunResult, damaged error) error {
+			if damaged != nil {
+				rep.Damaged = append(rep.Damaged, Damaged{at, damaged.Error()})
+				return nil
+			}
 			if rec == nil {
 				return nil // a checkpoint of no known run
 			}
@@ -229,14 +271,19 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 				return nil
 			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", filepath.Join(at, RunFile), err)
+				rep.Damaged = append(rep.Damaged, Damaged{at, fmt.Sprintf("%s: %v", filepath.Join(at, RunFile), err)})
+				return nil
 			}
 			if !f.keeps(spec) {
 				return nil
 			}
 			hist, err := ReadHistory(at)
+			if err == nil {
+				err = checkResult(at, res, hist)
+			}
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
+				rep.Damaged = append(rep.Damaged, Damaged{at, err.Error()})
+				return nil
 			}
 			runs = append(runs, &Run{Dir: at, Record: rec, Result: res, Spec: spec, History: hist})
 			return nil
@@ -244,6 +291,9 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if len(runs) == 0 && len(rep.Damaged) > 0 {
+		return rep, nil // only damaged runs: the caller lists them
 	}
 	if len(runs) == 0 {
 		msg := "no finished run"
@@ -465,15 +515,17 @@ func MeanStd(v []float64) (mean, std float64) {
 }
 
 // WriteJSON writes the rows as one JSON object {"rows": [...], "unfinished":
-// n, "notes": [...]}.
+// n, "notes": [...]}, with "damaged": [{"dir", "error"}, ...] when there
+// are damaged runs.
 func (rep *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return enc.Encode(struct {
-		Rows       []*Row   `json:"rows"`
-		Unfinished int      `json:"unfinished"`
-		Notes      []string `json:"notes"`
-	}{rep.Rows, rep.Unfinished, rep.Notes})
+		Rows       []*Row    `json:"rows"`
+		Unfinished int       `json:"unfinished"`
+		Notes      []string  `json:"notes"`
+		Damaged    []Damaged `json:"damaged,omitempty"`
+	}{rep.Rows, rep.Unfinished, rep.Notes, rep.Damaged})
 }
 
 // WriteMarkdown writes the rows as Markdown: a table with a line per row

@@ -412,8 +412,10 @@ func (rn *Runner) startEnvironment(dir string, resume bool) ([]Environment, erro
 // with the data directory each recorded. A checkpoint in a directory without
 // a record is an error: it is nobody's run to continue.
 func Unfinished(dir string) (specs []*Spec, dataDirs []string, err error) {
-	err = eachRun(dir, func(at, _ string, rec *Record, res *RunResult) error {
+	err = eachRun(dir, func(at, _ string, rec *Record, res *RunResult, damaged error) error {
 		switch {
+		case damaged != nil:
+			return damaged
 		case rec == nil:
 			return fmt.Errorf("%s holds a checkpoint but no %s: the run it belongs to is unknown, and it is not resumed", at, RunFile)
 		case res != nil:

@@ -317,7 +317,7 @@ func fakeRun(dir string, s *experiment.Spec, acc float64, truth [][]float64, lin
 	}
 	files := map[string]any{
 		experiment.RunFile:    &experiment.Record{Version: experiment.RecordVersion, Key: id.Key(), Identity: id},
-		experiment.ResultFile: &experiment.RunResult{Accuracy: acc, TrueAlpha: truth},
+		experiment.ResultFile: &experiment.RunResult{Accuracy: acc, TrueAlpha: truth, Epochs: s.Train.Epochs},
 	}
 	for name, v := range files {
 		b, err := json.Marshal(v)
@@ -330,7 +330,11 @@ func fakeRun(dir string, s *experiment.Spec, acc float64, truth [][]float64, lin
 	}
 	var log []byte
 	for e := 1; e <= s.Train.Epochs; e++ {
-		b, err := json.Marshal(line(e))
+		l := line(e)
+		if e == s.Train.Epochs {
+			l.Accuracy = acc // as the result says (wadn report checks it)
+		}
+		b, err := json.Marshal(l)
 		if err != nil {
 			return err
 		}
