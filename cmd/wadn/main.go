@@ -202,10 +202,15 @@ func runMain(ctx context.Context, e *env, args []string) int {
 				fmt.Fprintf(e.stderr, "wadn: unknown command %q\n", args[1])
 				return 2
 			}
-			return runCommand(ctx, e, c, []string{"-h"})
+			// Asked for, help is the output: "wadn help run | less".
+			return runCommand(ctx, &env{stdin: e.stdin, stdout: e.stdout, stderr: e.stdout, signal: e.signal}, c, []string{"-h"})
 		}
 		printHelp(e.stdout)
 		return 0
+	}
+	if strings.HasPrefix(name, "-") {
+		// Flags alone are the default command's: "wadn --threads 1".
+		name, args = defaultCommand, append([]string{defaultCommand}, args...)
 	}
 	c, ok := commands[name]
 	if !ok {
