@@ -76,7 +76,7 @@ var dataValueFlags = []string{"data", "mirror"}
 
 // dataDirFlag adds --data, defaulting to $WADN_DATA.
 func dataDirFlag(fs *flag.FlagSet) *string {
-	return fs.String("data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+"; none: only the copies embedded in the binary)")
+	return fs.String("data", datadir.Default(), "data directory (default "+datadir.Help+"; none: only the copies embedded in the binary)")
 }
 
 func runDataLs(ctx context.Context, e *env, args []string) error {

@@ -58,7 +58,7 @@ func newRunFlags(c *command, e *env) *runFlags {
 	fs.String("seeds", "0", "comma-separated seeds, one run each")
 	fs.String("epochs", "", "epochs per run (default: the data set's and scenario's, as wadn help settings lists them)")
 	fs.String("numerics", "default", "numerics mode: default (fastest on this machine) or reference (the same bits on every platform; see docs/numerics.md)")
-	fs.StringVar(&r.dataDir, "data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+"; amazon falls back to the copy embedded in the binary)")
+	fs.StringVar(&r.dataDir, "data", datadir.Default(), "data directory (default "+datadir.Help+"; amazon falls back to the copy embedded in the binary)")
 	fs.StringVar(&r.out, "out", "runs", "directory of the run directories, one per run, named by the run's identity")
 	fs.BoolVar(&r.resume, "resume", false, "continue every unfinished run recorded under --out, with the settings it recorded (give no settings)")
 	fs.BoolVar(&r.wait, "wait", false, "wait for a run directory that another process has locked, instead of failing")

@@ -84,7 +84,7 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 		f.out = cmp.Or(sw.plan.Out, "runs")
 	}
 	if f.dir == "" {
-		f.dir = cmp.Or(sw.plan.DataDir, os.Getenv(datadir.Env))
+		f.dir = cmp.Or(sw.plan.DataDir, datadir.Default())
 	}
 	switch mode {
 	case sweepList:
@@ -133,7 +133,7 @@ func (f *sweepFlags) parse(args []string) (string, error) {
 	fs.StringVar(&f.emit, "emit", "", "write a job array running the tasks to stdout: slurm (an sbatch script) or k8s (an Indexed Job)")
 	fs.StringVar(&f.digest, "digest", "", "refuse FILE unless its digest is this (set by --emit, so that tasks never run a changed file)")
 	fs.StringVar(&f.out, "out", "", "the sweep's output directory, shared by its tasks (default: the file's \"out\", else runs)")
-	fs.StringVar(&f.dir, "data", "", "data directory (default: the file's \"data\", else $"+datadir.Env+")")
+	fs.StringVar(&f.dir, "data", "", "data directory (default: the file's \"data\", else "+datadir.Help+")")
 	fs.IntVar(&f.threads, "threads", 0, "worker threads of a task's kernels (0: all cores; --emit: 1)")
 	fs.BoolVar(&f.wait, "wait", false, "wait for a run directory another process has locked, instead of failing")
 	fs.IntVar(&f.throttle, "throttle", 0, "--emit: at most this many tasks at once (0: no limit)")

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wadn-go/wadn/internal/datadir"
 )
 
 // writeSweep writes a 4-task sweep of quick Amazon runs to a file in dir.
@@ -22,6 +24,7 @@ func writeSweep(t *testing.T, dir string) string {
 }
 
 func TestSweepListAndEmit(t *testing.T) {
+	t.Setenv(datadir.Env, "") // Amazon's embedded copy: no data directory to mount
 	dir := t.TempDir()
 	file := writeSweep(t, dir)
 	code, stdout, errOut := runArgs(t, "", "sweep", file, "--list")

@@ -47,7 +47,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	c := commands["train"]
 	flags := newFlagSet(c, e)
 	def := supervised.Defaults()
-	dir := flags.String("data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+")")
+	dir := flags.String("data", datadir.Default(), "data directory (default "+datadir.Help+")")
 	domain := flags.String("domain", "mnist", "digits domain: mnist, usps, mnist_m, svhn, synth or synthgen")
 	epochs := flags.Int("epochs", def.Epochs, "number of epochs")
 	batch := flags.Int("batch", def.Batch, "mini-batch size")
