@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
+	"path/filepath"
 	"flag"
 	"fmt"
 	"os"
@@ -180,15 +182,21 @@ func runDataVerify(ctx context.Context, e *env, args []string) error {
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("data directory %s: not a readable directory", *dir)
 	}
+	lists, err := hasSums(*dir)
+	if err != nil {
+		return err
+	}
 	checks, err := data.Verify(*dir, dataset.Checksums(), func(i, n int, file string) {
+		if i == 0 && !lists {
+			fmt.Fprintf(e.stderr, "wadn data verify: no %s list under %s: only the files of the data sets that publish checksums are checked\n", data.SumsFile, *dir)
+		}
 		fmt.Fprintf(e.stderr, "[%d/%d] %s\n", i+1, n, file)
 	})
 	if err != nil {
 		return err
 	}
 	if len(checks) == 0 {
-		fmt.Fprintf(e.stdout, "no %s list under %s and no file of a known data set: nothing to verify\n", data.SumsFile, *dir)
-		return nil
+		return fmt.Errorf("nothing verified: no %s list under %s and no file of a known data set", data.SumsFile, *dir)
 	}
 	bad := 0
 	for _, c := range checks {
@@ -215,4 +223,20 @@ func runDataVerify(ctx context.Context, e *env, args []string) error {
 		return &exitError{1}
 	}
 	return nil
+}
+
+// hasSums reports whether a SHA256SUMS list is anywhere under dir.
+func hasSums(dir string) (bool, error) {
+	found := false
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == data.SumsFile {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found, err
 }
