@@ -107,6 +107,33 @@ type SourceError struct {
 // Runs returns the row's runs, in the order of Seeds.
 func (r *Row) Runs() []*Run { return r.runs }
 
+// EstimatesAlpha reports whether the row's method estimates alpha in its
+// scenario (method.Spec.EstimatesAlpha): only then does its alpha mean
+// something beside the true ratios.
+func (r *Row) EstimatesAlpha() bool {
+	if len(r.runs) == 0 {
+		return false
+	}
+	sc := r.runs[0].Spec.Scenario
+	m, err := Methods.Lookup(r.Method, sc)
+	return err == nil && slices.Contains(m.EstimatesAlpha, sc)
+}
+
+// WeighsSources reports whether the row's method weighs its sources: the
+// weights lambda of some run's epoch log move from where its first epoch
+// has them. A method that does not weigh them (DANN, the source-only
+// baseline) keeps lambda at the sources' shares, which mean nothing.
+func (r *Row) WeighsSources() bool {
+	for _, run := range r.runs {
+		for _, h := range run.History {
+			if !slices.Equal(h.Lambda, run.History[0].Lambda) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Name returns the row's method, as the paper names it in the row's
 // scenario (Spec.Title; the method's name when Methods does not know it),
 // with its label, if any, in brackets.
@@ -434,8 +461,7 @@ func (row *Row) fill() {
 	if logged {
 		row.Drop = &drop
 	}
-	sc := row.runs[0].Spec.Scenario
-	if m, err := Methods.Lookup(row.Method, sc); err == nil && slices.Contains(m.EstimatesAlpha, sc) {
+	if row.EstimatesAlpha() {
 		if per, ok := alphaErrors(row.runs); ok {
 			e := slices.Max(per)
 			row.AlphaError = &e
@@ -908,14 +934,11 @@ func (rep *Report) WriteSources(w io.Writer) error {
 	for _, row := range rep.Rows {
 		srcs := row.runs[0].Record.Identity.Sources
 		var lambda, dist, uniform []float64
-		ok, moved := true, false
+		ok, moved := true, row.WeighsSources()
 		for _, r := range row.runs {
 			ok = ok && slices.Equal(r.Record.Identity.Sources, srcs) && len(r.Result.Lambda) == len(srcs) && len(r.History) > 0
 			if !ok {
 				break
-			}
-			for _, h := range r.History {
-				moved = moved || !slices.Equal(h.Lambda, r.History[0].Lambda)
 			}
 			last := r.History[len(r.History)-1]
 			lambda = addTo(lambda, r.Result.Lambda)
