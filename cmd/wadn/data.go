@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io/fs"
-	"path/filepath"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 

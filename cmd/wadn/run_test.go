@@ -438,3 +438,34 @@ func TestWriteSummary(t *testing.T) {
 		})
 	}
 }
+
+// TestRunFinishedReadOnly: a finished run is shown as finished from an
+// output directory where its lock cannot be taken (read-only, or, for
+// root, whom permissions do not stop, a lock path that is a directory).
+func TestRunFinishedReadOnly(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"run", "--data", "", "--method", "source", "--train-size", "200", "--test-size", "100", "--hidden", "32,16,8", "--epochs", "1", "--quiet", "--out", out}
+	code, first, errOut := runArgs(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "*"))
+	if len(runs) != 1 {
+		t.Fatalf("runs %v", runs)
+	}
+	lockPath := filepath.Join(runs[0], lock.File)
+	os.Remove(lockPath)
+	if err := os.Mkdir(lockPath, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{runs[0], out} {
+		if err := os.Chmod(d, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chmod(d, 0o755)
+	}
+	code, again, errOut := runArgs(t, "", args...)
+	if code != 0 || again != first || !strings.Contains(errOut, "finished earlier") {
+		t.Errorf("exit %d, stdout %q (first %q), stderr %q; want 0, the same and finished earlier", code, again, first, errOut)
+	}
+}

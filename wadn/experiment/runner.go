@@ -218,6 +218,13 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 	}
 	resume := false
 	if out.Dir != "" {
+		// A finished run is shown as finished without its lock, which a
+		// tree one may not write (a shared or stored copy) cannot give.
+		if res, ok := finished(out.Dir, id); ok {
+			note("finished earlier in " + out.Dir)
+			out.Result, out.Reused = res, true
+			return out, nil
+		}
 		if err := os.MkdirAll(out.Dir, 0o755); err != nil {
 			return nil, err
 		}
@@ -323,6 +330,18 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// finished returns the result of the run id in dir when dir holds its
+// record and its result; ok is false otherwise, or when they cannot be
+// read (the locked path that follows says why).
+func finished(dir string, id *Identity) (res *RunResult, ok bool) {
+	rec, found, err := readRecord(dir)
+	if err != nil || !found || rec.Key != id.Key() {
+		return nil, false
+	}
+	res, done, err := readResult(dir)
+	return res, err == nil && done
 }
 
 // keepWeights replaces the checkpoint of a finished run in dir by its
