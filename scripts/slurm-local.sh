@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A single-node Slurm cluster on loopback, for the test of wadn's sweeps on a
-# cluster (cmd/wadn TestSlurmSweep).
+# cluster (cmd/wadn TestSlurmSweep, TestSlurmTimeLimit).
 #
 #   scripts/slurm-local.sh start DIR   bring it up, its files in DIR
 #   scripts/slurm-local.sh stop DIR    stop the daemons it started, by their
