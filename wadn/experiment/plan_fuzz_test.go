@@ -33,10 +33,7 @@ func FuzzReadPlan(f *testing.F) {
 			return
 		}
 		p, err := ReadPlan(bytes.NewReader(b))
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("an error without words")
-			}
+		if refused(t, err) {
 			return
 		}
 		runs := len(p.Seeds) * max(len(p.Datasets), 1) * max(len(p.Scenarios), 1) * max(len(p.Methods), 1) * max(len(p.Targets), 1)
@@ -47,10 +44,7 @@ func FuzzReadPlan(f *testing.F) {
 			return // a large grid: expanding it tests nothing more
 		}
 		specs, err := p.Specs()
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("an error without words")
-			}
+		if refused(t, err) {
 			return
 		}
 		seeds := p.Seeds
@@ -102,16 +96,10 @@ func FuzzSettings(f *testing.F) {
 			return
 		}
 		p, err := ReadPlan(bytes.NewReader(file))
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("an error without words")
-			}
+		if refused(t, err) {
 			return
 		}
-		if err := p.Set(name, value); err != nil {
-			if err.Error() == "" {
-				t.Fatal("an error without words")
-			}
+		if refused(t, p.Set(name, value)) {
 			return
 		}
 		runs := max(len(p.Seeds), 1) * max(len(p.Datasets), 1) * max(len(p.Scenarios), 1) * max(len(p.Methods), 1) * max(len(p.Targets), 1)
@@ -122,18 +110,12 @@ func FuzzSettings(f *testing.F) {
 			return // a large grid: each run is checked alike
 		}
 		specs, err := p.Specs()
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("an error without words")
-			}
+		if refused(t, err) {
 			return
 		}
 		for _, s := range specs {
 			_ = s.Describe()
-			if err := s.Validate(); err != nil {
-				if err.Error() == "" {
-					t.Fatal("an error without words")
-				}
+			if refused(t, s.Validate()) {
 				continue
 			}
 			if s.Train.Epochs > MaxEpochs || s.Train.Batch > MaxBatch || s.Train.EvalBatch > MaxBatch {
@@ -145,4 +127,13 @@ func FuzzSettings(f *testing.F) {
 			}
 		}
 	})
+}
+
+// refused reports whether err refuses the input, failing the test when it
+// does so without words.
+func refused(t *testing.T, err error) bool {
+	if err != nil && err.Error() == "" {
+		t.Fatal("an error without words")
+	}
+	return err != nil
 }
