@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -7,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,41 +18,6 @@ import (
 	"github.com/wadn-go/wadn/nn/checkpoint"
 )
 
-// binary builds wadn once for the tests that run it as a process, in a
-// directory removed by TestMain.
-var binary = struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}{}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binary.dir != "" {
-		os.RemoveAll(binary.dir)
-	}
-	os.Exit(code)
-}
-
-// wadnBinary returns the path of a wadn built from this package.
-func wadnBinary(t *testing.T) string {
-	t.Helper()
-	binary.once.Do(func() {
-		if binary.dir, binary.err = os.MkdirTemp("", "wadn-bin"); binary.err != nil {
-			return
-		}
-		binary.path = filepath.Join(binary.dir, "wadn")
-		if out, err := exec.Command("go", "build", "-o", binary.path, ".").CombinedOutput(); err != nil {
-			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binary.err != nil {
-		t.Fatal(binary.err)
-	}
-	return binary.path
-}
-
 // TestSignalsStopEveryCommand starts every command on work that takes long
 // or never ends (a pipe or a FIFO that nothing writes, a large product, a
 // training), sends SIGINT or SIGTERM once it is under way, and checks that
@@ -59,9 +25,6 @@ func wadnBinary(t *testing.T) string {
 // interrupted, without a Go runtime trace. A command without a case fails
 // the test.
 func TestSignalsStopEveryCommand(t *testing.T) {
-	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" || runtime.GOOS == "js" {
-		t.Skip("no POSIX signals or FIFOs")
-	}
 	if testing.Short() {
 		t.Skip("builds and runs wadn")
 	}
