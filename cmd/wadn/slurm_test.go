@@ -168,8 +168,9 @@ func TestSlurmTimeLimit(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "slurm")
 	// Slurm warns a two-minute task some 80 s after its start: the run is
-	// made to take 90 s alone, from the time of an epoch on one thread.
-	epochs := int(math.Ceil(90 / epochSeconds(t, bin, dir)))
+	// made to take 150 s, from the time of an epoch on one thread now,
+	// so that it is warned even if the machine runs it twice as fast.
+	epochs := int(math.Ceil(150 / epochSeconds(t, bin, dir)))
 	epochs = min(max(epochs, 10), 1000)
 	file := filepath.Join(dir, "sweep.json")
 	if err := os.WriteFile(file, []byte(fmt.Sprintf(`{"dataset": "amazon", "target": "kitchen", "method": "wadn", "seeds": [0], "epochs": %d}`, epochs)), 0o644); err != nil {

@@ -72,7 +72,7 @@ func runSweep(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usage("%v", err)
 	}
-	sw, err := readSweep(ctx, arg, f.digest)
+	sw, err := readSweep(arg, f.digest)
 	if err != nil {
 		var u cmdLineError
 		if errors.As(err, &u) {
@@ -178,7 +178,7 @@ func (f *sweepFlags) mode() (sweepMode, error) {
 // readSweep reads the experiment file name and expands its tasks, each
 // validated, refusing a file whose digest is not digest (when given). A
 // mistake in the file is a cmdLineError naming the file.
-func readSweep(ctx context.Context, name, digest string) (*sweep, error) {
+func readSweep(name, digest string) (*sweep, error) {
 	file, err := filepath.Abs(name)
 	if err != nil {
 		return nil, err

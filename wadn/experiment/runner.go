@@ -218,23 +218,22 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 	}
 	resume := false
 	if out.Dir != "" {
-		// A finished run is shown as finished without its lock, which a
-		// tree one may not write (a shared or stored copy) cannot give.
-		if res, ok := finished(out.Dir, id); ok {
-			note("finished earlier in " + out.Dir)
-			out.Result, out.Reused = res, true
-			return out, nil
-		}
-		if err := os.MkdirAll(out.Dir, 0o755); err != nil {
-			return nil, err
-		}
 		var l *lock.Lock
-		if rn.Wait {
+		err := os.MkdirAll(out.Dir, 0o755)
+		if err == nil && rn.Wait {
 			l, err = lock.Wait(ctx, out.Dir)
-		} else {
+		} else if err == nil {
 			l, err = lock.Try(out.Dir)
 		}
 		if err != nil {
+			// A tree one may not write (a shared or stored copy) gives no
+			// lock: a finished run in it is shown as finished all the same.
+			// One that another process holds is that process's.
+			if res, ok := finished(out.Dir, id); ok && !errors.Is(err, lock.ErrHeld) {
+				note("finished earlier in " + out.Dir)
+				out.Result, out.Reused = res, true
+				return out, nil
+			}
 			return nil, err
 		}
 		defer l.Release()
