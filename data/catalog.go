@@ -79,7 +79,7 @@ var (
 // set is simply not listed. With dir == "" only the embedded copies are
 // listed. The entries come in the order of the listers, the embedded copies
 // first; the jobs run concurrently. progress, if not nil, is told what is
-// being read.
+// read, job by job in that order, before the reading starts.
 func Catalog(dir string, listers []Lister, progress func(string)) ([]Entry, error) {
 	if progress == nil {
 		progress = func(string) {}
@@ -106,16 +106,17 @@ func Catalog(dir string, listers []Lister, progress func(string)) ([]Entry, erro
 			}
 		}
 	}
+	// Every job is announced, in order, before they all start: the
+	// progress lines come in the same order each time.
+	for _, j := range jobs {
+		progress("reading " + j.What)
+	}
 	results := make([][]Entry, len(jobs))
 	var wg sync.WaitGroup
-	var mu sync.Mutex
 	for i, j := range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			mu.Lock()
-			progress("reading " + j.What)
-			mu.Unlock()
 			results[i] = j.Run()
 		}()
 	}

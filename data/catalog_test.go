@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // allListers are the listers of every data set this package reads.
@@ -237,6 +238,33 @@ func TestVerifySharedData(t *testing.T) {
 	for _, c := range checks {
 		if c.Status != StatusOK {
 			t.Errorf("%s: %s", c.File, c.Status)
+		}
+	}
+}
+
+// TestCatalogProgressOrder: the progress lines come in the jobs' order,
+// however long each job takes.
+func TestCatalogProgressOrder(t *testing.T) {
+	var jobs []CatalogJob
+	var want []string
+	for i := range 8 {
+		what := fmt.Sprintf("job %d", i)
+		want = append(want, "reading "+what)
+		// The first jobs take longest: finishing order reversed.
+		jobs = append(jobs, CatalogJob{what, func() []Entry {
+			time.Sleep(time.Duration(8-i) * 5 * time.Millisecond)
+			return []Entry{{Dataset: what}}
+		}})
+	}
+	ls := []Lister{{Dataset: "fake", Files: func(string) []CatalogJob { return jobs }}}
+	for range 3 {
+		var got []string
+		entries, err := Catalog(t.TempDir(), ls, func(m string) { got = append(got, m) })
+		if err != nil || len(entries) != 8 || entries[0].Dataset != "job 0" {
+			t.Fatalf("%v, %v", entries, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("progress %q, want %q", got, want)
 		}
 	}
 }

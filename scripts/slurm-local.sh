@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A single-node Slurm cluster on loopback, for the test of wadn's sweeps on a
-# cluster (cmd/wadn TestSlurmSweep).
+# cluster (cmd/wadn TestSlurmSweep, TestSlurmTimeLimit).
 #
 #   scripts/slurm-local.sh start DIR   bring it up, its files in DIR
 #   scripts/slurm-local.sh stop DIR    stop the daemons it started, by their
@@ -102,6 +102,9 @@ fi
 in_ns munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.sock" \
 	--pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munge/munge.seed"
 
+# cred_expire: a requeued job waits this long before it starts again
+# (default 120 s), and the scheduler looks for it every bf_interval seconds
+# (default 30): the sweep test requeues a task warned of its time limit.
 cat >"$dir/slurm.conf" <<CONF
 ClusterName=wadn-test
 SlurmctldHost=$host(127.0.0.1)
@@ -111,7 +114,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$dir/munge/munge.sock
+AuthInfo=socket=$dir/munge/munge.sock,cred_expire=5
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldPidFile=$dir/slurmctld.pid
@@ -123,6 +126,7 @@ TaskPlugin=task/none
 SwitchType=switch/none
 MpiDefault=none
 SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=5
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 AccountingStorageType=accounting_storage/none

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -65,16 +64,8 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	mode := fs.String("numerics", "reference", "numerics mode of --fingerprint: reference or default")
 	threads := fs.Int("threads", 0, "worker threads of the kernels for --fingerprint (0: all cores)")
 	trace := fs.Bool("trace", false, "with --fingerprint, write what the hashes are made of to stderr, line by line (a hash of every operator's output and gradient, the epoch logs, each parameter's hash, the conv losses), to find where two platforms part")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage // the flag package has printed the error and usage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "wadn audit: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return errUsage
+	if err := noOperands(fs, args); err != nil {
+		return err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

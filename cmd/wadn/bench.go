@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -72,21 +71,16 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 
 	// The target may come before or after the flags.
-	var target string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		target, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return err
 	}
-	if target == "" && fs.NArg() > 0 {
-		target = fs.Arg(0)
-		if err := parseFlags(fs, fs.Args()[1:]); err != nil { // flags after the target
-			return err
-		}
+	var target string
+	if len(pos) > 0 {
+		target = pos[0]
 	}
-	if fs.NArg() > 0 {
-		return usageError(fs, "unexpected argument %q", fs.Arg(0))
+	if len(pos) > 1 {
+		return usageError(fs, "unexpected argument %q", pos[1])
 	}
 	own, known := benchTargets[target]
 	switch {
@@ -175,17 +169,6 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "GFLOP/s: median %.1f (min %.1f, max %.1f); median time %.3f ms\n",
 		res.GFLOPS, res.GFLOPSMin, res.GFLOPSMax, res.Seconds*1e3)
 	return nil
-}
-
-// parseFlags parses args into fs. The flag package has already printed any
-// mistake with the usage, so a parse error becomes errUsage (exit status 2);
-// flag.ErrHelp is returned as is.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	err := fs.Parse(args)
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		return errUsage
-	}
-	return err
 }
 
 // usageError prints a command-line mistake and the usage, and returns errUsage.

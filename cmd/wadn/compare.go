@@ -27,7 +27,7 @@ var timings = regexp.MustCompile(`,"seconds":[-+0-9.eE]+`)
 func runCompare(ctx context.Context, e *env, args []string) error {
 	c := commands["compare"]
 	fs := newFlagSet(c, e)
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
@@ -72,20 +72,31 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// compareTensors reports, one line each, the tensors of a and b that differ
-// in name, shape, element type or any value's bits (the first such element),
-// and returns their number.
+// compareTensors reports, one line each, the tensors of a and b, matched
+// by name (their order is no difference: an export and import may list
+// them otherwise), that one side lacks or that differ in shape, element
+// type or any value's bits (the first such element), and returns their
+// number. A name twice in one file is a difference too.
 func compareTensors(e *env, what string, a, b []checkpoint.Tensor) int {
 	diffs := 0
-	if len(a) != len(b) {
-		fmt.Fprintf(e.stdout, "%ss: %d against %d\n", what, len(a), len(b))
-		diffs++
+	index := func(ts []checkpoint.Tensor, side string) map[string]*checkpoint.Tensor {
+		m := make(map[string]*checkpoint.Tensor, len(ts))
+		for i := range ts {
+			if _, dup := m[ts[i].Name]; dup {
+				fmt.Fprintf(e.stdout, "%s %s: named twice in the %s file\n", what, ts[i].Name, side)
+				diffs++
+			}
+			m[ts[i].Name] = &ts[i]
+		}
+		return m
 	}
-	for i := range min(len(a), len(b)) {
-		x, y := &a[i], &b[i]
+	inA, inB := index(a, "first"), index(b, "second")
+	for i := range a {
+		x := &a[i]
+		y, ok := inB[x.Name]
 		switch {
-		case x.Name != y.Name:
-			fmt.Fprintf(e.stdout, "%s %d: named %s against %s\n", what, i, x.Name, y.Name)
+		case !ok:
+			fmt.Fprintf(e.stdout, "%s %s: only in the first file\n", what, x.Name)
 		case !slices.Equal(x.Shape, y.Shape) || x.DType() != y.DType() || x.Len() != y.Len():
 			fmt.Fprintf(e.stdout, "%s %s: %s %v against %s %v\n", what, x.Name, x.DType(), x.Shape, y.DType(), y.Shape)
 		default:
@@ -96,6 +107,12 @@ func compareTensors(e *env, what string, a, b []checkpoint.Tensor) int {
 			fmt.Fprintf(e.stdout, "%s %s: element %d differs: %v against %v\n", what, x.Name, j, value(x, j), value(y, j))
 		}
 		diffs++
+	}
+	for i := range b {
+		if _, ok := inA[b[i].Name]; !ok {
+			fmt.Fprintf(e.stdout, "%s %s: only in the second file\n", what, b[i].Name)
+			diffs++
+		}
 	}
 	return diffs
 }

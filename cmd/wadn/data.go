@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -55,47 +56,37 @@ func runData(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "  %-7s %s\n", n, dataSubcommands[n].summary)
 		}
 	}
-	if err := parseDataFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() == 0 {
+	// The subcommand's flags may come before its name: "wadn data --json ls".
+	name, rest := subcommand(args, dataValueFlags)
+	if name == "" {
+		if err := noOperands(fs, args); err != nil {
+			return err
+		}
 		fs.Usage()
 		return errUsage
 	}
-	sub, ok := dataSubcommands[fs.Arg(0)]
+	sub, ok := dataSubcommands[name]
 	if !ok {
-		fmt.Fprintf(e.stderr, "wadn data: unknown subcommand %q (want ls, verify or get)\n", fs.Arg(0))
+		fmt.Fprintf(e.stderr, "wadn data: unknown subcommand %q (want ls, verify or get)\n", name)
 		return errUsage
 	}
-	return sub.run(ctx, e, fs.Args()[1:])
+	return sub.run(ctx, e, rest)
 }
 
-// parseDataFlags parses args into fs. The flag package has already printed a
-// mistake with the usage, so it becomes errUsage (exit status 2); flag.ErrHelp
-// is returned as is so that -h exits 0.
-func parseDataFlags(fs *flag.FlagSet, args []string) error {
-	err := fs.Parse(args)
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		return errUsage
-	}
-	return err
-}
+// dataValueFlags are the flags of the data subcommands that take a value.
+var dataValueFlags = []string{"data", "mirror"}
 
 // dataDirFlag adds --data, defaulting to $WADN_DATA.
 func dataDirFlag(fs *flag.FlagSet) *string {
-	return fs.String("data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+"; none: only the copies embedded in the binary)")
+	return fs.String("data", datadir.Default(), "data directory (default "+datadir.Help+"; none: only the copies embedded in the binary)")
 }
 
 func runDataLs(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(dataSubcommands["ls"], e)
 	dir := dataDirFlag(fs)
 	asJSON := fs.Bool("json", false, "print a JSON array of {dataset, domain, split, count, histogram, source}")
-	if err := parseDataFlags(fs, args); err != nil {
+	if err := noOperands(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "wadn data ls: unexpected arguments %q\n", fs.Args())
-		return errUsage
 	}
 	entries, err := dataset.Catalog(*dir, func(msg string) { fmt.Fprintln(e.stderr, msg) })
 	if err != nil {
@@ -181,12 +172,8 @@ func runDataVerify(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(dataSubcommands["verify"], e)
 	dir := dataDirFlag(fs)
 	ignoreMissing := fs.Bool("ignore-missing", false, "do not fail for listed files that are absent")
-	if err := parseDataFlags(fs, args); err != nil {
+	if err := noOperands(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "wadn data verify: unexpected arguments %q\n", fs.Args())
-		return errUsage
 	}
 	if *dir == "" {
 		fmt.Fprintf(e.stderr, "wadn data verify: no data directory: pass --data DIR or set %s\n", datadir.Env)
@@ -195,15 +182,21 @@ func runDataVerify(ctx context.Context, e *env, args []string) error {
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("data directory %s: not a readable directory", *dir)
 	}
+	lists, err := hasSums(*dir)
+	if err != nil {
+		return err
+	}
 	checks, err := data.Verify(*dir, dataset.Checksums(), func(i, n int, file string) {
+		if i == 0 && !lists {
+			fmt.Fprintf(e.stderr, "wadn data verify: no %s list under %s: only the files of the data sets that publish checksums are checked\n", data.SumsFile, *dir)
+		}
 		fmt.Fprintf(e.stderr, "[%d/%d] %s\n", i+1, n, file)
 	})
 	if err != nil {
 		return err
 	}
 	if len(checks) == 0 {
-		fmt.Fprintf(e.stdout, "no %s list under %s and no file of a known data set: nothing to verify\n", data.SumsFile, *dir)
-		return nil
+		return fmt.Errorf("nothing verified: no %s list under %s and no file of a known data set", data.SumsFile, *dir)
 	}
 	bad := 0
 	for _, c := range checks {
@@ -230,4 +223,20 @@ func runDataVerify(ctx context.Context, e *env, args []string) error {
 		return &exitError{1}
 	}
 	return nil
+}
+
+// hasSums reports whether a SHA256SUMS list is anywhere under dir.
+func hasSums(dir string) (bool, error) {
+	found := false
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == data.SumsFile {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found, err
 }

@@ -97,7 +97,7 @@ func TestDataUsageErrors(t *testing.T) {
 	}{
 		{[]string{"data"}, 2, "usage: wadn data"},
 		{[]string{"data", "nope"}, 2, "unknown subcommand"},
-		{[]string{"data", "ls", "extra"}, 2, "unexpected arguments"},
+		{[]string{"data", "ls", "extra"}, 2, "unexpected argument"},
 		{[]string{"data", "ls", "-h"}, 0, "usage: wadn data ls"},
 		{[]string{"data", "verify", "-h"}, 0, "usage: wadn data verify"},
 		{[]string{"data", "ls", "--bogus"}, 2, "flag provided but not defined"},
@@ -140,8 +140,9 @@ func TestDataVerify(t *testing.T) {
 		t.Errorf("tampered file: exit %d\n%s", code, out)
 	}
 	empty := t.TempDir()
-	if code, out, _ := runArgs(t, "", "data", "verify", "--data", empty); code != 0 || !strings.Contains(out, "nothing to verify") {
-		t.Errorf("no lists: exit %d\n%s", code, out)
+	if code, out, errOut := runArgs(t, "", "data", "verify", "--data", empty); code != 1 || out != "" ||
+		!strings.Contains(errOut, "nothing verified: no SHA256SUMS list under "+empty+" and no file of a known data set") {
+		t.Errorf("no lists, no file: exit %d, stdout %q, stderr %q; want 1 and nothing verified", code, out, errOut)
 	}
 	// Without a list, a file of a data set is checked against the checksum
 	// its registry entry publishes.
@@ -152,9 +153,10 @@ func TestDataVerify(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(oc, "dslr_SURF_L10.mat"), []byte("not the release"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, _ = runArgs(t, "", "data", "verify", "--data", empty)
-	if code != 1 || !strings.Contains(out, "mismatch "+filepath.Join(oc, "dslr_SURF_L10.mat")) || !strings.Contains(out, "44d673c68e1d07b8") {
-		t.Errorf("a damaged Office-Caltech10 file without a list: exit %d\n%s", code, out)
+	code, out, errOut = runArgs(t, "", "data", "verify", "--data", empty)
+	if code != 1 || !strings.Contains(out, "mismatch "+filepath.Join(oc, "dslr_SURF_L10.mat")) || !strings.Contains(out, "44d673c68e1d07b8") ||
+		!strings.Contains(errOut, "no SHA256SUMS list under "+empty+": only the files of the data sets that publish checksums are checked") {
+		t.Errorf("a damaged Office-Caltech10 file without a list: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
 

@@ -17,7 +17,7 @@ func runDataGet(ctx context.Context, e *env, args []string) error {
 	dir := dataDirFlag(flags)
 	mirror := flags.String("mirror", "", "comma-separated base URLs tried before the published mirrors, each laid out like the data directory")
 	mirrorOnly := flags.Bool("mirror-only", false, "fetch from the --mirror URLs alone, never from the published mirrors")
-	pos, err := parseInterspersed(flags, args)
+	pos, err := parseArgs(flags, args)
 	if err != nil {
 		return err
 	}

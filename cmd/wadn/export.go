@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -40,47 +39,12 @@ func init() {
 	})
 }
 
-// parseInterspersed parses args into fs, allowing flags after the
-// positional arguments, and returns the positional arguments. A flag
-// mistake (already printed by the flag package) becomes errUsage;
-// flag.ErrHelp is returned as is.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, errUsage
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
-// oneArgument parses args as parseInterspersed does and returns the one
-// positional argument, what, or errUsage after saying what was wanted.
-func oneArgument(fs *flag.FlagSet, args []string, e *env, what string) (string, error) {
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return "", err
-	}
-	if len(pos) != 1 {
-		fmt.Fprintf(e.stderr, "%s: want one %s, got %d arguments\n", fs.Name(), what, len(pos))
-		return "", errUsage
-	}
-	return pos[0], nil
-}
-
 func runExport(ctx context.Context, e *env, args []string) error {
 	c := commands["export"]
 	fs := newFlagSet(c, e)
 	format := fs.String("format", "safetensors", "output format (safetensors is the only one)")
 	out := fs.String("out", "", "output file (default PATH/"+exportFile+" for a run directory, the checkpoint's name with .safetensors for a file)")
-	pos, err := oneArgument(fs, args, e, "PATH (a run directory or a checkpoint file)")
+	pos, err := oneArgument(fs, args, "PATH (a run directory or a checkpoint file)")
 	if err != nil {
 		return err
 	}

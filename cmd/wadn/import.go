@@ -28,7 +28,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	flags := newFlagSet(c, e)
 	out := flags.String("out", "", "checkpoint to write (default FILE with the extension .wadn)")
 	force := flags.Bool("force", false, "replace an existing output file")
-	in, err := oneArgument(flags, args, e, "FILE (safetensors)")
+	in, err := oneArgument(flags, args, "FILE (safetensors)")
 	if err != nil {
 		return err
 	}

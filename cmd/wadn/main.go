@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/pkg/profile"
 )
@@ -45,7 +46,21 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	signal func() os.Signal // the signal that cancelled the context, if any
+	// saving is set by a command from the moment it answers an
+	// interruption by saving its state (training): the process then waits
+	// for it to return rather than ending at stopWithin.
+	saving atomic.Bool
 }
+
+// savesOnInterrupt tells that the command answers an interruption by
+// saving its state and returning, however long that takes, from now on.
+func (e *env) savesOnInterrupt() { e.saving.Store(true) }
+
+// stopWithin is how long after SIGINT or SIGTERM a command that does not
+// save its state may take to return before the process ends regardless,
+// with the same exit status: every command stops within a second, whether
+// or not it was reading a file or a pipe that never ends, or computing.
+const stopWithin = 500 * time.Millisecond
 
 // exitError asks for a specific exit status without printing anything more.
 type exitError struct{ code int }
@@ -82,20 +97,30 @@ func hasFlags(fs *flag.FlagSet) bool {
 }
 
 func main() {
-	ctx, sig := withSignals(context.Background())
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
+	var ctx context.Context
+	ctx, e.signal = withSignals(context.Background(), func() {
+		time.Sleep(stopWithin)
+		if !e.saving.Load() {
+			fmt.Fprintf(os.Stderr, "wadn: interrupted\n")
+			os.Exit(e.interruptedCode())
+		}
+	})
 	prof, err := startProfile(os.Getenv("WADN_PROFILE"), os.Getenv("WADN_PROFILE_DIR"))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "wadn: %v\n", err)
 		os.Exit(2)
 	}
-	code := runMain(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, signal: sig}, os.Args[1:])
+	code := runMain(ctx, e, os.Args[1:])
 	prof.Stop()
 	os.Exit(code)
 }
 
 // withSignals returns a context cancelled by the first SIGINT or SIGTERM,
 // and a function that tells which of them came (nil before one does).
-func withSignals(parent context.Context) (context.Context, func() os.Signal) {
+// After cancelling the context it calls then, when not nil, on its own
+// goroutine.
+func withSignals(parent context.Context, then func()) (context.Context, func() os.Signal) {
 	ctx, cancel := context.WithCancel(parent)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -105,6 +130,9 @@ func withSignals(parent context.Context) (context.Context, func() os.Signal) {
 		got.Store(&s)
 		signal.Stop(ch)
 		cancel()
+		if then != nil {
+			then()
+		}
 	}()
 	return ctx, func() os.Signal {
 		if s, ok := got.Load().(*os.Signal); ok {
@@ -178,10 +206,15 @@ func runMain(ctx context.Context, e *env, args []string) int {
 				fmt.Fprintf(e.stderr, "wadn: unknown command %q\n", args[1])
 				return 2
 			}
-			return runCommand(ctx, e, c, []string{"-h"})
+			// Asked for, help is the output: "wadn help run | less".
+			return runCommand(ctx, &env{stdin: e.stdin, stdout: e.stdout, stderr: e.stdout, signal: e.signal}, c, []string{"-h"})
 		}
 		printHelp(e.stdout)
 		return 0
+	}
+	if strings.HasPrefix(name, "-") {
+		// Flags alone are the default command's: "wadn --threads 1".
+		name, args = defaultCommand, append([]string{defaultCommand}, args...)
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -194,6 +227,14 @@ func runMain(ctx context.Context, e *env, args []string) int {
 func runCommand(ctx context.Context, e *env, c *command, args []string) int {
 	err := c.run(ctx, e, args)
 	var ee *exitError
+	if e.signal != nil && e.signal() != nil {
+		// Interrupted: whatever the command made of it, the exit status
+		// says so, as the shells' convention has it.
+		if !errors.As(err, &ee) || ee.code != e.interruptedCode() {
+			fmt.Fprintf(e.stderr, "wadn %s: interrupted\n", c.name)
+		}
+		return e.interruptedCode()
+	}
 	switch {
 	case err == nil:
 		return 0

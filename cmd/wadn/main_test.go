@@ -74,3 +74,26 @@ func TestStartProfile(t *testing.T) {
 		t.Errorf("no memory profile written: %v", err)
 	}
 }
+
+// TestHelpOnStdout: wadn help COMMAND writes the command's usage to
+// stdout, as wadn help does, so that it pipes into a pager.
+func TestHelpOnStdout(t *testing.T) {
+	for name := range commands {
+		code, out, errOut := runArgs(t, "", "help", name)
+		if code != 0 || !strings.Contains(out, "usage: wadn "+name) || errOut != "" {
+			t.Errorf("wadn help %s: exit %d, stdout %q, stderr %q; want 0 and the usage on stdout", name, code, out, errOut)
+		}
+	}
+}
+
+// TestFlagsAlone: flags without a command are the default command's.
+func TestFlagsAlone(t *testing.T) {
+	code, _, errOut := runArgs(t, "", "--threads", "-1")
+	if code != 2 || !strings.Contains(errOut, "wadn run: --threads -1: want a positive count") {
+		t.Errorf("wadn --threads -1: exit %d, stderr %q; want 2 and run's message", code, errOut)
+	}
+	code, _, errOut = runArgs(t, "", "--no-such-flag")
+	if code != 2 || !strings.Contains(errOut, "flag provided but not defined: -no-such-flag") {
+		t.Errorf("wadn --no-such-flag: exit %d, stderr %q", code, errOut)
+	}
+}

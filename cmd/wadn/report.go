@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,10 +43,11 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		f.Settings = append(f.Settings, l)
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
+	dirs, err := parseArgs(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
+	if len(dirs) == 0 {
 		fmt.Fprintln(e.stderr, "wadn report: want at least one directory")
 		return errUsage
 	}
@@ -99,27 +101,47 @@ func runReport(ctx context.Context, e *env, args []string) error {
 			f.Seeds = append(f.Seeds, seed)
 		}
 	}
-	rep, err := experiment.CollectFiltered(f, fs.Args()...)
+	rep, err := experiment.CollectFiltered(f, dirs...)
 	if err != nil {
 		return err
 	}
-	if *plots != "" {
-		files, err := figures.Write(*plots, rep)
+	if err := writeReport(e, rep, *plots, *asJSON, *asCSV, *runs, *sources, *comparison); err != nil {
+		return err
+	}
+	if len(rep.Damaged) > 0 {
+		fmt.Fprintf(e.stderr, "wadn report: %d damaged run(s), left out of the tables (move them away, or train them again):\n", len(rep.Damaged))
+		for _, d := range rep.Damaged {
+			// The reasons name files of the directory: by their names.
+			fmt.Fprintf(e.stderr, "  %s: %s\n", d.Dir, strings.ReplaceAll(d.Error, d.Dir+string(filepath.Separator), ""))
+		}
+		return &exitError{1}
+	}
+	return nil
+}
+
+// writeReport writes rep in the form the flags choose, and its plots to
+// the directory plots when it is not "". A report of damaged runs alone
+// writes nothing but its JSON.
+func writeReport(e *env, rep *experiment.Report, plots string, asJSON, asCSV, runs, sources, comparison bool) error {
+	if plots != "" && len(rep.Rows) > 0 {
+		files, err := figures.Write(plots, rep)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "%d plots written to %s\n", len(files), *plots)
+		fmt.Fprintf(e.stderr, "%d plots written to %s\n", len(files), plots)
 	}
 	switch {
-	case *asJSON:
+	case asJSON:
 		return rep.WriteJSON(e.stdout)
-	case *asCSV:
+	case len(rep.Rows) == 0:
+		return nil
+	case asCSV:
 		return rep.WriteCSV(e.stdout)
-	case *runs:
+	case runs:
 		return rep.WriteRuns(e.stdout)
-	case *sources:
+	case sources:
 		return rep.WriteSources(e.stdout)
-	case *comparison:
+	case comparison:
 		return rep.WriteComparison(e.stdout)
 	}
 	return rep.WriteMarkdown(e.stdout)

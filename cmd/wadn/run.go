@@ -58,7 +58,7 @@ func newRunFlags(c *command, e *env) *runFlags {
 	fs.String("seeds", "0", "comma-separated seeds, one run each")
 	fs.String("epochs", "", "epochs per run (default: the data set's and scenario's, as wadn help settings lists them)")
 	fs.String("numerics", "default", "numerics mode: default (fastest on this machine) or reference (the same bits on every platform; see docs/numerics.md)")
-	fs.StringVar(&r.dataDir, "data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+"; amazon falls back to the copy embedded in the binary)")
+	fs.StringVar(&r.dataDir, "data", datadir.Default(), "data directory (default "+datadir.Help+"; amazon falls back to the copy embedded in the binary)")
 	fs.StringVar(&r.out, "out", "runs", "directory of the run directories, one per run, named by the run's identity")
 	fs.BoolVar(&r.resume, "resume", false, "continue every unfinished run recorded under --out, with the settings it recorded (give no settings)")
 	fs.BoolVar(&r.wait, "wait", false, "wait for a run directory that another process has locked, instead of failing")
@@ -80,21 +80,15 @@ func newRunFlags(c *command, e *env) *runFlags {
 func runRun(ctx context.Context, e *env, args []string) error {
 	r := newRunFlags(commands["run"], e)
 	fs := r.fs
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
+	if err := noOperands(fs, args); err != nil {
 		if old := renamedFlag(err); old != "" {
 			fmt.Fprintf(e.stderr, "wadn run: --%s is now %s\n", old, renamed[old])
 		}
-		return errUsage
+		return err
 	}
 	usage := func(format string, a ...any) error {
 		fmt.Fprintf(e.stderr, "wadn run: "+format+"\n", a...)
 		return errUsage
-	}
-	if fs.NArg() > 0 {
-		return usage("unexpected argument %q", fs.Arg(0))
 	}
 	if r.threads < 0 {
 		return usage("--threads %d: want a positive count, or 0 for all cores", r.threads)
@@ -153,6 +147,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		if !r.quiet {
 			rn.Progress = progressPrinter(e.stderr, several)
 		}
+		e.savesOnInterrupt()
 		o, err := rn.Run(ctx, g)
 		outs = append(outs, o...)
 		if errors.Is(err, trainer.ErrInterrupted) {

@@ -60,18 +60,20 @@ func TestRunRejectsBadFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
 		}
 	}
+	// The target and the sources are checked against the data set's
+	// domains before any data is loaded: a mistake on the command line.
 	code, _, errOut := runArgs(t, "", "run", "--data", "", "--target", "nowhere", "--epochs", "1", "--out", t.TempDir())
-	if code != 1 || !strings.Contains(errOut, "nowhere") || strings.Contains(errOut, "wadn run: wadn") {
-		t.Errorf("unknown target: exit %d, stderr %q; want 1, the name, and one prefix", code, errOut)
+	if code != 2 || !strings.Contains(errOut, `target "nowhere": amazon has no such domain`) {
+		t.Errorf("unknown target: exit %d, stderr %q; want 2 and the name", code, errOut)
 	}
 	for _, tc := range []struct{ sources, want string }{
 		{"books,books", `source "books" is named twice`},
-		{"books,,dvd", "empty source name"},
-		{"books,kitchen", `"kitchen" is both the target and a source`},
+		{"books,,dvd", `sources "books,,dvd": an empty name`},
+		{"books,kitchen", `source "kitchen" is the target too`},
 	} {
 		code, _, errOut := runArgs(t, "", "run", "--data", "", "--sources", tc.sources, "--epochs", "1", "--out", t.TempDir())
-		if code != 1 || !strings.Contains(errOut, tc.want) {
-			t.Errorf("--sources %s: exit %d, stderr %q; want 1 and %q", tc.sources, code, errOut, tc.want)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("--sources %s: exit %d, stderr %q; want 2 and %q", tc.sources, code, errOut, tc.want)
 		}
 	}
 }
@@ -495,5 +497,36 @@ func TestMethodsHelp(t *testing.T) {
 				t.Errorf("method %s: term %s missing", m.Name, col)
 			}
 		}
+	}
+}
+
+// TestRunFinishedReadOnly: a finished run is shown as finished from an
+// output directory where its lock cannot be taken (read-only, or, for
+// root, whom permissions do not stop, a lock path that is a directory).
+func TestRunFinishedReadOnly(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"run", "--data", "", "--method", "source", "--train-size", "200", "--test-size", "100", "--hidden", "32,16,8", "--epochs", "1", "--quiet", "--out", out}
+	code, first, errOut := runArgs(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "*"))
+	if len(runs) != 1 {
+		t.Fatalf("runs %v", runs)
+	}
+	lockPath := filepath.Join(runs[0], lock.File)
+	os.Remove(lockPath)
+	if err := os.Mkdir(lockPath, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{runs[0], out} {
+		if err := os.Chmod(d, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chmod(d, 0o755)
+	}
+	code, again, errOut := runArgs(t, "", args...)
+	if code != 0 || again != first || !strings.Contains(errOut, "finished earlier") {
+		t.Errorf("exit %d, stdout %q (first %q), stderr %q; want 0, the same and finished earlier", code, again, first, errOut)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -45,19 +44,17 @@ func runSolve(_ context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "\nflags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage // the flag package has printed the message and usage
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 1 {
-		fmt.Fprintf(e.stderr, "wadn solve: want at most one FILE, got %d arguments\n", fs.NArg())
+	if len(pos) > 1 {
+		fmt.Fprintf(e.stderr, "wadn solve: want at most one FILE, got %d arguments\n", len(pos))
 		return errUsage
 	}
 	name, in := "stdin", e.stdin
-	if fs.NArg() == 1 && fs.Arg(0) != "-" {
-		name = fs.Arg(0)
+	if len(pos) == 1 && pos[0] != "-" {
+		name = pos[0]
 		f, err := os.Open(name)
 		if err != nil {
 			return err

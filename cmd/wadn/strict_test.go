@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,5 +74,76 @@ func TestRunAllowUnverified(t *testing.T) {
 	code, stdout, errOut := runArgs(t, "", "report", out)
 	if code != 0 || !strings.Contains(stdout, "source [epochs 1, train-size 200, test-size 100, hidden 32,16,8, unverified data]") {
 		t.Errorf("report: exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+}
+
+// TestRefusesBadPlans: wadn sweep and wadn run refuse, with exit status 2
+// and the key or value named, what would fail on every node or run
+// something else than the file says: an unknown target, a source named
+// twice or also the target, duplicate keys, content after the object,
+// null, a negative task index and negative epochs to start at.
+func TestRefusesBadPlans(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, file string
+		args       []string
+		want       string
+	}{
+		{"unknown target", `{"target": "kitchenx"}`, []string{"--list"}, `target "kitchenx": amazon has no such domain (want one of books, dvd, electronics, kitchen)`},
+		{"source twice", `{"target": "books", "sources": ["kitchen", "kitchen"]}`, []string{"--emit", "slurm"}, `source "kitchen" is named twice`},
+		{"source is target", `{"target": "books", "sources": ["books", "dvd"]}`, []string{"--list"}, `source "books" is the target too`},
+		{"unknown source", `{"sources": "dvd,cds"}`, []string{"--list"}, `source "cds": amazon has no such domain`},
+		{"duplicate key", `{"seeds": [0], "seeds": [5]}`, []string{"--list"}, `"seeds" is given twice`},
+		{"trailing", `{"seeds": [0]} {"seeds": [5]}`, []string{"--list"}, "content after the object"},
+		{"null", `null`, []string{"--list"}, "the file holds null"},
+		{"negative index", `{"seeds": [0]}`, []string{"--index", "-5"}, "--index -5: want a task number from 0"},
+		{"negative alpha-start", `{"alpha-start": -3}`, []string{"--list"}, "alpha-start = -3"},
+		{"negative lambda-start", `{"lambda-start": -1}`, []string{"--list"}, "lambda-start = -1"},
+		{"keep-classes", `{"dataset": "office-caltech", "scenario": "partial", "keep-classes": -3}`, []string{"--list"}, "keep-classes -3: want 1..10"},
+		{"keep-classes too many", `{"dataset": "office-caltech", "scenario": "partial", "keep-classes": 11}`, []string{"--list"}, "keep-classes 11: want 1..10"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+			if err := os.WriteFile(file, []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("SLURM_ARRAY_TASK_ID", "0")
+			code, stdout, stderr := runArgs(t, "", append([]string{"sweep", file, "--out", filepath.Join(dir, "out")}, tc.args...)...)
+			if code != 2 || !strings.Contains(stderr, tc.want) || stdout != "" {
+				t.Errorf("exit %d, stderr %q, stdout %q; want 2, %q and nothing on stdout", code, stderr, stdout, tc.want)
+			}
+			if !strings.HasPrefix(tc.file, "{") || strings.Contains(tc.name, "index") || strings.Contains(tc.name, "key") || strings.Contains(tc.name, "trailing") {
+				return
+			}
+			code, _, stderr = runArgs(t, "", "run", "--config", file, "--out", filepath.Join(dir, "out"))
+			if code != 2 || !strings.Contains(stderr, strings.TrimPrefix(tc.want, "--")) {
+				t.Errorf("wadn run --config: exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestRunRefusesHugeSizes: sizes beyond their bounds, or a run the
+// machine cannot hold, are refused before anything is allocated, with
+// exit status 2, the setting named and, for memory, the estimate; never a
+// runtime trace.
+func TestRunRefusesHugeSizes(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--target", "books", "--epochs", "1", "--hidden", "1000000000", "--depth", "1"}, "--hidden 1000000000: a layer of at most 1048576 units"},
+		{[]string{"--hidden", "1000000000"}, "--hidden 1000000000: a layer of at most 1048576 units"},
+		{[]string{"--hidden", "1048576,1048576", "--depth", "2"}, "of memory, more than"},
+		{[]string{"--hidden", "1048576,1048576", "--depth", "2"}, "the trained values (1.1e+12), sized by hidden"},
+		{[]string{"--batch", "2000000"}, "--batch 2000000: at most 1048576 samples a domain"},
+		{[]string{"--epochs", "1000000"}, "--epochs 1000000: at most 100000"},
+		{[]string{"--eval-batch", "1048576", "--hidden", "100000,100000,100000"}, "sized by eval-batch and hidden"},
+	} {
+		code, stdout, stderr := runArgs(t, "", append([]string{"run", "--quiet", "--out", out}, tc.args...)...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "goroutine") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
 	}
 }

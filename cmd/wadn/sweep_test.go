@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/wadn-go/wadn/internal/datadir"
 )
 
 // writeSweep writes a 4-task sweep of quick Amazon runs to a file in dir.
@@ -20,6 +24,7 @@ func writeSweep(t *testing.T, dir string) string {
 }
 
 func TestSweepListAndEmit(t *testing.T) {
+	t.Setenv(datadir.Env, "") // Amazon's embedded copy: no data directory to mount
 	dir := t.TempDir()
 	file := writeSweep(t, dir)
 	code, stdout, errOut := runArgs(t, "", "sweep", file, "--list")
@@ -28,13 +33,14 @@ func TestSweepListAndEmit(t *testing.T) {
 	}
 	code, stdout, errOut = runArgs(t, "", "sweep", file, "--emit", "slurm", "--throttle", "2", "--time", "1:00:00", "--threads", "1")
 	for _, want := range []string{"#SBATCH --array=0-3%2", "#SBATCH --time=1:00:00", "#SBATCH --cpus-per-task=1",
-		"#SBATCH --output=" + filepath.Join(dir, "out", "logs", "task-%a.log"), `--index "$SLURM_ARRAY_TASK_ID" --digest `} {
+		"#SBATCH --output=\"" + filepath.Join(dir, "out", "logs", "task-%a.log") + "\"", `--index "$SLURM_ARRAY_TASK_ID" --digest `,
+		"#SBATCH --requeue", "#SBATCH --signal=B:USR1@60", `scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}"`} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("--emit slurm: exit %d, lacks %q:\n%s%s", code, want, stdout, errOut)
 		}
 	}
 	code, stdout, errOut = runArgs(t, "", "sweep", file, "--emit", "k8s", "--image", "wadn:1", "--claim", "shared")
-	for _, want := range []string{"completionMode: Indexed", "completions: 4", "claimName: shared", "image: wadn:1", `"--digest"`} {
+	for _, want := range []string{"completionMode: Indexed", "completions: 4", `claimName: "shared"`, `image: "wadn:1"`, `"--digest"`, `mountPath: "` + dir + `"`} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("--emit k8s: exit %d, lacks %q:\n%s%s", code, want, stdout, errOut)
 		}
@@ -174,6 +180,54 @@ func TestIndexRanges(t *testing.T) {
 	} {
 		if got := indexRanges(tc.ix); got != tc.want {
 			t.Errorf("indexRanges(%v) = %q, want %q", tc.ix, got, tc.want)
+		}
+	}
+}
+
+// TestSweepRefusesHugeGrid: a grid of 10^6 runs is refused at once,
+// naming the limit, rather than listed for minutes.
+func TestSweepRefusesHugeGrid(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "huge.json")
+	ten := "[1,2,3,4,5,6,7,8,9,10]"
+	grid := fmt.Sprintf(`{"seeds": [0,1,2,3,4,5,6,7,8,9], "lr": %s, "c0": %s, "c2": %s, "gp": %s, "centroid-keep": [0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9]}`, ten, ten, ten, ten)
+	if err := os.WriteFile(file, []byte(grid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, stdout, stderr := runArgs(t, "", "sweep", file, "--list")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "more than 10000 runs (the most a plan may have)") {
+		t.Errorf("exit %d, stdout %d bytes, stderr %q; want 2, none and the limit", code, len(stdout), stderr)
+	}
+}
+
+// TestSweepEmitChecks: --emit refuses what would fail on every node or
+// hide the container's files: a program in go run's build cache, a k8s
+// mount over the root when the paths share only it, a bad time limit.
+func TestSweepEmitChecks(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/tmp/go-build3381/b001/exe/wadn": true, "/root/.cache/go-build/x/exe/wadn": true,
+		"/usr/local/bin/wadn": false, "/home/me/go/bin/wadn": false, "/srv/exe/wadn": false,
+	} {
+		if fromBuildCache(path) != want {
+			t.Errorf("fromBuildCache(%s) = %v", path, !want)
+		}
+	}
+	dir := t.TempDir()
+	file := writeSweep(t, dir)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--emit", "k8s", "--image", "reg/wadn:1", "--claim", "pvc", "--out", "/srv/runs"}, "share only /, over which the claim would be mounted"},
+		{[]string{"--emit", "slurm", "--program", "/opt/wadn", "--time", "soon"}, `--emit slurm: time limit: "soon" is not a time limit`},
+		{[]string{"--emit", "slurm", "--program", "/opt/wadn", "--out", filepath.Join(dir, "100%")}, "cannot hold a double quote, '%' or a line break"},
+	} {
+		code, stdout, stderr := runArgs(t, "", append([]string{"sweep", file}, tc.args...)...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2, nothing and %q", tc.args, code, stdout, stderr, tc.want)
 		}
 	}
 }

@@ -51,7 +51,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	s := supervised.Defaults()
 	fields := settings.Fields(&s)
 	var sf settingFlags
-	dir := flags.String("data", os.Getenv(datadir.Env), "data directory (default $"+datadir.Env+")")
+	dir := flags.String("data", datadir.Default(), "data directory (default "+datadir.Help+")")
 	domain := flags.String("domain", "mnist", "digits domain: mnist, usps, mnist_m, svhn, synth or synthgen")
 	seed := flags.Uint64("seed", 0, "random seed of initialisation and shuffling")
 	threads := flags.Int("threads", 0, "worker threads (0: all cores)")
@@ -65,18 +65,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		sf.printUsage(e.stderr, flags)
 		fmt.Fprintf(e.stderr, "\nThe training settings of wadn run are flags here too, at these defaults: %s.\n", settingsLine(fields))
 	}
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := noOperands(flags, args); err != nil {
+		return err
 	}
 	usage := func(format string, a ...any) error {
 		fmt.Fprintf(e.stderr, "wadn train: "+format+"\n", a...)
 		return errUsage
-	}
-	if flags.NArg() > 0 {
-		return usage("unexpected argument %q", flags.Arg(0))
 	}
 	rec := trainRecord{Domain: *domain, Seed: *seed, DataDir: *dir}
 	if err := sf.apply(fields); err != nil {
@@ -163,6 +157,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stderr, "%s: %d train, %d test images; %d threads (%s kernels); output %s\n",
 		rec.Domain, d.Train.Len(), d.Test.Len(), kernel.Threads(), kernel.Impl(), *out)
 	var last time.Time
+	e.savesOnInterrupt()
 	res, err := supervised.Train(ctx, d, nets.Digits{}, s, method.Options{Seed: rec.Seed, Dir: *out, Resume: *resume,
 		Progress: func(p method.Progress) {
 			if time.Since(last) < time.Second && p.Step != p.Steps {

@@ -35,6 +35,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Field is one setting of a settings struct, bound to the struct's field.
@@ -76,7 +77,7 @@ var ErrUnknown = errors.New("no such setting")
 // struct, a tagged field has a type it cannot read, or two fields share a
 // name: those are mistakes in the declarations, not in the input.
 func Fields(ps ...any) []Field {
-	var out []Field
+	out := make([]Field, 0, 64)
 	seen := map[string]bool{}
 	for _, p := range ps {
 		v := reflect.ValueOf(p)
@@ -91,42 +92,80 @@ func Fields(ps ...any) []Field {
 // appendFields appends the settings of the struct v, those of its embedded
 // structs in their place, to out.
 func appendFields(out []Field, v reflect.Value, seen map[string]bool) []Field {
-	for i := range v.NumField() {
-		sf := v.Type().Field(i)
+	for _, d := range declared(v.Type()) {
+		if seen[d.Name] {
+			panic(fmt.Sprintf("settings: %s: setting name %q declared twice", v.Type(), d.Name))
+		}
+		seen[d.Name] = true
+		f := d.Field
+		f.v = v.FieldByIndex(d.index)
+		out = append(out, f)
+	}
+	return out
+}
+
+// decl is a setting as its struct type declares it: its Field without a
+// value, and where the field is.
+type decl struct {
+	Field
+	index []int
+}
+
+// decls caches declared by struct type: reading tags is slow, and a large
+// sweep reads the same few types a million times.
+var decls sync.Map // reflect.Type -> []decl
+
+// declared returns the settings the struct type t declares, those of its
+// embedded structs in their place, checking the declarations.
+func declared(t reflect.Type) []decl {
+	if d, ok := decls.Load(t); ok {
+		return d.([]decl)
+	}
+	var out []decl
+	seen := map[string]bool{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
 		name, ok := sf.Tag.Lookup("setting")
 		if !ok {
 			if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
-				out = appendFields(out, v.Field(i), seen)
+				for _, d := range declared(sf.Type) {
+					if seen[d.Name] {
+						panic(fmt.Sprintf("settings: %s: setting name %q declared twice", t, d.Name))
+					}
+					seen[d.Name] = true
+					out = append(out, decl{d.Field, append([]int{i}, d.index...)})
+				}
 			}
 			continue
 		}
 		if name == "" || seen[name] {
-			panic(fmt.Sprintf("settings: %s.%s: setting name %q empty or declared twice", v.Type(), sf.Name, name))
+			panic(fmt.Sprintf("settings: %s.%s: setting name %q empty or declared twice", t, sf.Name, name))
 		}
 		if !supported(sf.Type) {
-			panic(fmt.Sprintf("settings: %s.%s has type %v, which settings cannot read", v.Type(), sf.Name, sf.Type))
+			panic(fmt.Sprintf("settings: %s.%s has type %v, which settings cannot read", t, sf.Name, sf.Type))
 		}
 		seen[name] = true
-		f := Field{Name: name, Help: sf.Tag.Get("help"), v: v.Field(i)}
+		f := Field{Name: name, Help: sf.Tag.Get("help")}
 		if sc := sf.Tag.Get("scenarios"); sc != "" {
 			f.Scenarios = strings.Fields(sc)
 		}
 		if r, ok := sf.Tag.Lookup("range"); ok {
 			k := sf.Type.Kind()
 			if isText(sf.Type) || (k != reflect.Int && k != reflect.Float64 && k != reflect.Slice) {
-				panic(fmt.Sprintf("settings: %s.%s: a range tag on a %v", v.Type(), sf.Name, sf.Type))
+				panic(fmt.Sprintf("settings: %s.%s: a range tag on a %v", t, sf.Name, sf.Type))
 			}
-			f.Bounds = parseBounds(v.Type().String()+"."+sf.Name, r)
+			f.Bounds = parseBounds(t.String()+"."+sf.Name, r)
 		}
 		switch r := sf.Tag.Get("record"); r {
 		case "":
 		case "omitzero":
 			f.OmitZero = true
 		default:
-			panic(fmt.Sprintf("settings: %s.%s: record tag %q, want omitzero", v.Type(), sf.Name, r))
+			panic(fmt.Sprintf("settings: %s.%s: record tag %q, want omitzero", t, sf.Name, r))
 		}
-		out = append(out, f)
+		out = append(out, decl{f, []int{i}})
 	}
+	decls.Store(t, out)
 	return out
 }
 

@@ -14,6 +14,7 @@ var Amazon = &Dataset{
 	Domains:   []string{"books", "dvd", "electronics", "kitchen"},
 	Loaded:    []string{"books", "dvd", "electronics", "kitchen"},
 	Target:    "kitchen",
+	Classes:   data.AmazonClasses,
 	Embedded:  true,
 	Scenarios: []data.Scenario{data.UDA, data.Limited}, // two classes: no partial target
 	Schedule:  Schedule{Epochs: 50, Batch: 20, LR: 0.5},

@@ -41,6 +41,8 @@ type Dataset struct {
 	Loaded []string
 	// Target is the default target domain of a run.
 	Target string
+	// Classes is the number of classes of every domain.
+	Classes int
 	// Embedded tells that the data set loads without a data directory.
 	Embedded bool
 	// Scenarios are the scenarios it can be run in.

@@ -15,6 +15,7 @@ var Digits = &Dataset{
 	Domains:   []string{"mnist", "usps", "mnist_m", "synthgen", "svhn", "synth"},
 	Loaded:    []string{"mnist", "usps", "mnist_m", "synthgen"},
 	Target:    "mnist",
+	Classes:   data.DigitsClasses,
 	Scenarios: data.Scenarios,
 	// The authors' code's schedule; the evaluated weights are their
 	// moving average, chosen on the sources' held-out rows

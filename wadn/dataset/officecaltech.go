@@ -17,6 +17,7 @@ var OfficeCaltech = &Dataset{
 	Summary:   "Office-Caltech10: 800-bin SURF histograms, 10 classes (embedded)",
 	Domains:   []string{"amazon", "webcam", "dslr", "caltech"},
 	Loaded:    []string{"amazon", "webcam", "dslr", "caltech"},
+	Classes:   data.OfficeCaltechClasses,
 	Target:    "dslr",
 	Embedded:  true,
 	Scenarios: data.Scenarios,

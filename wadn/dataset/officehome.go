@@ -14,6 +14,7 @@ var OfficeHome = &Dataset{
 	Summary:   "Office-Home as ResNet-50 features, 2048-d, 65 classes (office_home/office_home_<domain>.npz; not distributed here)",
 	Domains:   []string{"art", "clipart", "product", "real_world"},
 	Loaded:    []string{"art", "clipart", "product", "real_world"},
+	Classes:   data.OfficeHomeClasses,
 	Scenarios: data.Scenarios,
 	Schedule:  Schedule{Epochs: 100, Batch: 32, LR: 1.0},
 	Sizes: map[string][]data.Edition{

@@ -301,3 +301,12 @@ func TestCatalogEmbedded(t *testing.T) {
 		}
 	}
 }
+
+// TestClasses: every data set says how many classes its domains have.
+func TestClasses(t *testing.T) {
+	for _, d := range All {
+		if d.Classes < 2 {
+			t.Errorf("%s: Classes %d, want at least 2", d.Name, d.Classes)
+		}
+	}
+}

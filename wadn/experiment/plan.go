@@ -50,9 +50,24 @@ type Plan struct {
 // planKeys are the keys of an experiment file that are not settings.
 var planKeys = []string{"dataset", "scenario", "method", "target", "sources", "seeds", "out", "data", "numerics"}
 
-// ReadPlan reads an experiment file. An error names the key at fault.
+// MaxPlanFile is the largest experiment file ReadPlan reads, in bytes.
+const MaxPlanFile = 1 << 20
+
+// ReadPlan reads an experiment file: one JSON object, nothing after it,
+// no key twice in any object and no null anywhere. An error names the key
+// or the value at fault.
 func ReadPlan(r io.Reader) (*Plan, error) {
-	dec := json.NewDecoder(r)
+	b, err := io.ReadAll(io.LimitReader(r, MaxPlanFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxPlanFile {
+		return nil, fmt.Errorf("more than %d bytes: not an experiment file", MaxPlanFile)
+	}
+	if err := strictJSON(b); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var raw map[string]json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
@@ -74,7 +89,6 @@ func ReadPlan(r io.Reader) (*Plan, error) {
 		}
 		return list, nil
 	}
-	var err error
 	for _, f := range []struct {
 		key string
 		dst *[]string
@@ -233,22 +247,94 @@ func (p *Plan) Set(key, value string) error {
 	return nil
 }
 
+// MaxRuns is the most runs a plan may expand to. A grid beyond it is
+// refused before any run is built, the more so that listing it would take
+// long: no machine or cluster trains that many runs of a sweep, and a
+// larger study is split into several files.
+const MaxRuns = 10000
+
+// planCell is one data set, scenario, method and target of a plan, with the
+// settings of the plan its runs read, by name.
+type planCell struct {
+	ds     *dataset.Dataset
+	sc     data.Scenario
+	method string
+	target string
+	reads  []string
+}
+
 // Specs expands the plan into its runs, in a fixed order: data sets,
 // scenarios, methods, targets, then the settings' values (by name), then
 // seeds. Defaults: amazon, uda, wadn, the data set's target, seed 0. Only
 // methods the paper runs in a scenario, and scenarios a data set has, are
 // combined; a plan that names one method and one scenario that do not go
-// together is an error.
+// together is an error, and so is a plan of more than MaxRuns runs.
 func (p *Plan) Specs() ([]*Spec, error) {
+	cells, err := p.cells()
+	if err != nil {
+		return nil, err
+	}
+	seeds := p.Seeds
+	if len(seeds) == 0 {
+		seeds = []uint64{0}
+	}
+	total := 0
+	for _, c := range cells {
+		n := len(seeds)
+		for _, name := range c.reads {
+			n = min(n*len(p.Settings[name]), MaxRuns+1) // no overflow
+		}
+		if total = min(total+n, MaxRuns+1); total > MaxRuns {
+			return nil, fmt.Errorf("the plan has more than %d runs (the most a plan may have): split it into several files", MaxRuns)
+		}
+	}
+	var out []*Spec
+	seen := map[string]bool{}
+	for _, c := range cells {
+		combos := [][]int{nil} // an index into each read setting's values
+		for _, name := range c.reads {
+			var next [][]int
+			for _, co := range combos {
+				for i := range p.Settings[name] {
+					next = append(next, append(slices.Clone(co), i))
+				}
+			}
+			combos = next
+		}
+		for _, co := range combos {
+			for _, seed := range seeds {
+				s, err := NewSpec(c.ds, c.sc, c.method)
+				if err != nil {
+					return nil, err
+				}
+				s.Target, s.Sources, s.Seed = c.target, slices.Clone(p.Sources), seed
+				s.Numerics = p.Numerics
+				for j, name := range c.reads {
+					if err := s.SetJSON(name, p.Settings[name][co[j]]); err != nil {
+						return nil, err
+					}
+				}
+				if k := s.RunKey(); !seen[k] {
+					seen[k] = true
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the plan has no run: no method of it runs in its scenarios")
+	}
+	return out, nil
+}
+
+// cells returns the plan's cells in the order of Specs, refusing a
+// setting that none reads.
+func (p *Plan) cells() ([]planCell, error) {
 	or := func(v []string, d string) []string {
 		if len(v) == 0 {
 			return []string{d}
 		}
 		return v
-	}
-	seeds := p.Seeds
-	if len(seeds) == 0 {
-		seeds = []uint64{0}
 	}
 	names := make([]string, 0, len(p.Settings))
 	for k := range p.Settings {
@@ -256,8 +342,8 @@ func (p *Plan) Specs() ([]*Spec, error) {
 	}
 	slices.Sort(names)
 	read := map[string]bool{}
-	var out []*Spec
-	seen := map[string]bool{}
+	var cells []planCell
+	var first *Spec
 	single := len(or(p.Methods, "")) == 1 && len(or(p.Scenarios, "")) == 1 && len(or(p.Datasets, "")) == 1
 	for _, dsName := range or(p.Datasets, dataset.Amazon.Name) {
 		ds, err := dataset.Lookup(dsName)
@@ -286,59 +372,127 @@ func (p *Plan) Specs() ([]*Spec, error) {
 					if target == "" {
 						return nil, fmt.Errorf("%s has no default target: name one", ds)
 					}
-					combos := [][]string{nil}
 					base, err := NewSpec(ds, sc, m)
 					if err != nil {
 						return nil, err
 					}
+					if first == nil {
+						first = base
+					}
+					c := planCell{ds: ds, sc: sc, method: m, target: target}
 					fields := base.Fields()
 					for _, name := range names {
-						if _, err := settings.Lookup(fields, name); err != nil {
-							continue // not read here
-						}
-						read[name] = true
-						var next [][]string
-						for _, c := range combos {
-							for i := range p.Settings[name] {
-								next = append(next, append(slices.Clone(c), name, strconv.Itoa(i)))
-							}
-						}
-						combos = next
-					}
-					for _, c := range combos {
-						for _, seed := range seeds {
-							s, err := NewSpec(ds, sc, m)
-							if err != nil {
-								return nil, err
-							}
-							s.Target, s.Sources, s.Seed = target, slices.Clone(p.Sources), seed
-							s.Numerics = p.Numerics
-							for i := 0; i < len(c); i += 2 {
-								j, _ := strconv.Atoi(c[i+1])
-								if err := s.SetJSON(c[i], p.Settings[c[i]][j]); err != nil {
-									return nil, err
-								}
-							}
-							if k := s.RunKey(); !seen[k] {
-								seen[k] = true
-								out = append(out, s)
-							}
+						if _, err := settings.Lookup(fields, name); err == nil {
+							read[name] = true
+							c.reads = append(c.reads, name)
 						}
 					}
+					cells = append(cells, c)
 				}
 			}
 		}
 	}
 	for _, name := range names {
 		if !read[name] {
-			if len(out) == 0 {
+			if first == nil {
 				return nil, fmt.Errorf("the plan has no run, and %s is read by none: %w", name, ErrNotASetting)
 			}
-			return nil, fmt.Errorf("%s is %s: %w", name, out[0].whose(name), ErrNotASetting)
+			return nil, fmt.Errorf("%s is %s: %w", name, first.whose(name), ErrNotASetting)
 		}
 	}
-	if len(out) == 0 {
-		return nil, errors.New("the plan has no run: no method of it runs in its scenarios")
+	return cells, nil
+}
+
+// strictJSON checks that b is one JSON object and nothing more (blanks
+// aside), whose objects, at any depth, name no key twice, and that holds no
+// null: JSON's decoders take the last of two keys and ignore what follows
+// the value, which would run another grid than the file seems to say
+// without a word. Errors name the key, by its path from the top.
+func strictJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("not a JSON object of settings: %w", err)
 	}
-	return out, nil
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("not a JSON object of settings: the file holds %s", describeToken(tok))
+	}
+	if err := strictObject(dec, ""); err != nil {
+		return err
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		if err != nil {
+			return fmt.Errorf("after the object: %w", err)
+		}
+		return fmt.Errorf("content after the object (%s at byte %d): one object is the whole file", describeToken(tok), dec.InputOffset())
+	}
+	return nil
+}
+
+// strictObject reads the members of an object whose '{' dec has read, up
+// to its '}'; at is the object's path ("" for the file's).
+func strictObject(dec *json.Decoder, at string) error {
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("not a JSON object of settings: %w", err)
+		}
+		key := tok.(string) // an object's member starts with its key
+		path := key
+		if at != "" {
+			path = at + "." + key
+		}
+		if seen[key] {
+			return fmt.Errorf("%q is given twice: name each key once", path)
+		}
+		seen[key] = true
+		if err := strictValue(dec, path); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token() // '}'
+	return err
+}
+
+// strictValue reads one value at path.
+func strictValue(dec *json.Decoder, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("not a JSON object of settings: at %q: %w", path, err)
+	}
+	switch tok {
+	case nil:
+		return fmt.Errorf("%q: null is not a value (leave the key out for its default)", path)
+	case json.Delim('{'):
+		return strictObject(dec, path)
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if err := strictValue(dec, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		_, err := dec.Token() // ']'
+		return err
+	}
+	return nil
+}
+
+// describeToken names a JSON token in an error message.
+func describeToken(tok json.Token) string {
+	switch v := tok.(type) {
+	case nil:
+		return "null"
+	case json.Delim:
+		if v == '[' {
+			return "a list"
+		}
+		return fmt.Sprintf("%q", string(v))
+	case string:
+		return fmt.Sprintf("the string %q", v)
+	case bool:
+		return fmt.Sprintf("%v", v)
+	}
+	return fmt.Sprintf("the number %v", tok)
 }

@@ -33,10 +33,7 @@ func FuzzReadPlan(f *testing.F) {
 			return
 		}
 		p, err := ReadPlan(bytes.NewReader(b))
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("an error without words")
-			}
+		if refused(t, err) {
 			return
 		}
 		runs := len(p.Seeds) * max(len(p.Datasets), 1) * max(len(p.Scenarios), 1) * max(len(p.Methods), 1) * max(len(p.Targets), 1)
@@ -47,10 +44,7 @@ func FuzzReadPlan(f *testing.F) {
 			return // a large grid: expanding it tests nothing more
 		}
 		specs, err := p.Specs()
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("an error without words")
-			}
+		if refused(t, err) {
 			return
 		}
 		seeds := p.Seeds
@@ -72,4 +66,74 @@ func FuzzReadPlan(f *testing.F) {
 			seen[string(k)] = true
 		}
 	})
+}
+
+// FuzzSettings runs an experiment file with a setting given as a command
+// line gives it (Plan.Set, as --NAME VALUE) through everything a command
+// does before training: the plan's runs, each run's checks (Validate: the
+// domains, the bounds, the memory estimate, the method), its label and
+// description. Any input is refused with an error in words or accepted;
+// never a panic. A run accepted is within the bounds.
+func FuzzSettings(f *testing.F) {
+	for _, c := range []struct{ file, name, value string }{
+		{`{"target": "books"}`, "hidden", "1000000000"},
+		{`{"method": "dann", "seeds": [0, 1]}`, "batch", "1000000"},
+		{`{"dataset": "office-caltech", "scenario": "partial"}`, "keep-classes", "-3"},
+		{`{"dataset": "digits", "target": "usps"}`, "eval-batch", "99999999"},
+		{`{"sources": "dvd,books"}`, "alpha-start", "-3"},
+		{`{"lr": [1, 0.5]}`, "epochs", "0"},
+		{`{"hidden": [[100, 10]]}`, "depth", "3"},
+		{`{"target": "kitchen"}`, "sources", "kitchen,kitchen"},
+		{`{"seeds": [0], "seeds": [5]}`, "seeds", "0,1"},
+		{`{"method": "wadn"}`, "train-size", "all"},
+		{`{"scenario": "limited"}`, "target-weight", "1e308"},
+		{`{}`, "hidden", ""},
+	} {
+		f.Add([]byte(c.file), c.name, c.value)
+	}
+	f.Fuzz(func(t *testing.T, file []byte, name, value string) {
+		if len(file) > 4096 || len(value) > 256 {
+			return
+		}
+		p, err := ReadPlan(bytes.NewReader(file))
+		if refused(t, err) {
+			return
+		}
+		if refused(t, p.Set(name, value)) {
+			return
+		}
+		runs := max(len(p.Seeds), 1) * max(len(p.Datasets), 1) * max(len(p.Scenarios), 1) * max(len(p.Methods), 1) * max(len(p.Targets), 1)
+		for _, v := range p.Settings {
+			runs *= len(v)
+		}
+		if runs > 200 || runs < 0 {
+			return // a large grid: each run is checked alike
+		}
+		specs, err := p.Specs()
+		if refused(t, err) {
+			return
+		}
+		for _, s := range specs {
+			_ = s.Describe()
+			if refused(t, s.Validate()) {
+				continue
+			}
+			if s.Train.Epochs > MaxEpochs || s.Train.Batch > MaxBatch || s.Train.EvalBatch > MaxBatch {
+				t.Errorf("%s accepted beyond the bounds", s.Describe())
+			}
+			m, err := s.Memory()
+			if lim, _ := MachineMemory(); err != nil || m.Total() > lim {
+				t.Errorf("%s accepted needing %v bytes (%v)", s.Describe(), m.Total(), err)
+			}
+		}
+	})
+}
+
+// refused reports whether err refuses the input, failing the test when it
+// does so without words.
+func refused(t *testing.T, err error) bool {
+	if err != nil && err.Error() == "" {
+		t.Fatal("an error without words")
+	}
+	return err != nil
 }

@@ -79,6 +79,24 @@ func TestPlanRefuses(t *testing.T) {
 		{`{"dataset": "amazon", "scenario": "partial"}`, "amazon is not run in the partial scenario"},
 		{`{"dataset": "cifar"}`, `unknown data set "cifar"`},
 		{`{"nonsense": 1}`, "nonsense is no setting"},
+		// Read strictly: what a lax decoder would take without a word.
+		{`{"seeds": [0], "seeds": [5]}`, `"seeds" is given twice`},
+		{`{"hidden": [[1, 2]], "lr": 1, "hidden": [[3]]}`, `"hidden" is given twice`},
+		{`{"seeds": [0]} {"seeds": [5]}`, "content after the object (\"{\" at byte 16)"},
+		{`{"seeds": [0]} x`, "after the object"},
+		{`{"seeds": [0]}]`, "after the object"},
+		{`null`, "not a JSON object of settings: the file holds null"},
+		{`"amazon"`, `the file holds the string "amazon"`},
+		{``, "not a JSON object"},
+		{`{"seeds": null}`, `"seeds": null is not a value`},
+		{`{"lr": [1, null]}`, `"lr[1]": null is not a value`},
+		{`{"target": ["books", null]}`, `"target[1]": null is not a value`},
+		{`{"x": {"a": 1, "a": 2}}`, `"x.a" is given twice`},
+		{strings.Repeat(" ", MaxPlanFile) + `{}`, "more than 1048576 bytes"},
+		// 10^6 runs, refused before any is built.
+		{`{"seeds": [0,1,2,3,4,5,6,7,8,9], "lr": [1,2,3,4,5,6,7,8,9,10], "c0": [1,2,3,4,5,6,7,8,9,10], "c2": [1,2,3,4,5,6,7,8,9,10],
+		  "gp": [1,2,3,4,5,6,7,8,9,10], "eps": [0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9]}`, "more than 10000 runs"},
+		{`{"seeds": [0,1,2,3,4,5,6,7,8,9,10], "lr": [1,2,3,4,5,6,7,8,9,10], "c0": [1,2,3,4,5,6,7,8,9,10], "c2": [1,2,3,4,5,6,7,8,9,10]}`, "more than 10000 runs"},
 	} {
 		p, err := ReadPlan(strings.NewReader(tc.file))
 		if err == nil {

@@ -107,8 +107,42 @@ type SourceError struct {
 // Runs returns the row's runs, in the order of Seeds.
 func (r *Row) Runs() []*Run { return r.runs }
 
+// EstimatesAlpha reports whether the row's method estimates alpha in its
+// scenario (method.About.EstimatesAlpha): only then does its alpha mean
+// something beside the true ratios.
+func (r *Row) EstimatesAlpha() bool {
+	if len(r.runs) == 0 {
+		return false
+	}
+	sc := r.runs[0].Spec.Scenario
+	m, err := Methods.Lookup(r.Method, sc)
+	return err == nil && slices.Contains(m.EstimatesAlpha, sc)
+}
+
+// WeighsSources reports whether the row's method weighs its sources
+// (method.About.EstimatesLambda), or, for a method Methods does not know,
+// whether the weights lambda of some run's epoch log move from where its
+// first epoch has them. A method that does not weigh them (DANN, the
+// source-only baseline) keeps lambda at the sources' shares, which mean
+// nothing.
+func (r *Row) WeighsSources() bool {
+	if sc, err := data.ParseScenario(r.Scenario); err == nil {
+		if m, err := Methods.Lookup(r.Method, sc); err == nil {
+			return m.EstimatesLambda
+		}
+	}
+	for _, run := range r.runs {
+		for _, h := range run.History {
+			if !slices.Equal(h.Lambda, run.History[0].Lambda) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Name returns the row's method, as the paper names it in the row's
-// scenario (Spec.Title; the method's name when Methods does not know it),
+// scenario (method.Method.Title; the method's name when Methods does not know it),
 // with its label, if any, in brackets.
 func (r *Row) Name() string {
 	m := r.Method
@@ -131,6 +165,41 @@ type Report struct {
 	// Notes are things the reader should know: runs found twice, rows
 	// whose runs used different kernels.
 	Notes []string
+	// Damaged are the run directories whose files cannot be read, or
+	// disagree (checkResult): they are in no row.
+	Damaged []Damaged
+}
+
+// Damaged is a run directory a report leaves out, and why.
+type Damaged struct {
+	Dir   string `json:"dir"`
+	Error string `json:"error"`
+}
+
+// checkResult checks a finished run's result against its epoch log (when
+// its directory has one): as many epochs, and the accuracy and source
+// weights of the last. A result that says otherwise was changed after the
+// run wrote it, or belongs to another log.
+func checkResult(dir string, res *RunResult, hist []method.EpochLog) error {
+	if hist == nil {
+		return nil
+	}
+	path := filepath.Join(dir, ResultFile)
+	log := filepath.Join(dir, trainer.LogFile)
+	if len(hist) != res.Epochs {
+		return fmt.Errorf("%s says %d epochs, %s holds %d", path, res.Epochs, log, len(hist))
+	}
+	if len(hist) == 0 {
+		return nil
+	}
+	last := hist[len(hist)-1]
+	if last.Accuracy != res.Accuracy {
+		return fmt.Errorf("%s says accuracy %v, the last epoch of %s %v", path, res.Accuracy, log, last.Accuracy)
+	}
+	if last.Lambda != nil && res.Lambda != nil && !slices.Equal(last.Lambda, res.Lambda) {
+		return fmt.Errorf("%s says lambda %v, the last epoch of %s %v", path, res.Lambda, log, last.Lambda)
+	}
+	return nil
 }
 
 // Filter chooses the runs a report counts; the zero Filter takes every run.
@@ -207,7 +276,10 @@ func Collect(dirs ...string) (*Report, error) {
 }
 
 // CollectFiltered is Collect of the runs f takes: the rows, the notes and
-// the count of unfinished runs are those of these runs alone.
+// the count of unfinished runs are those of these runs alone. A run
+// directory that cannot be read, or whose result disagrees with its epoch
+// log, is left out of the rows and listed in Damaged, whatever the filter;
+// the report then holds the rest, and no error.
 func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no directory to collect runs from")
@@ -215,7 +287,11 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 	rep := &Report{}
 	var runs []*Run
 	for _, dir := range dirs {
-		err := eachRun(dir, func(at, _ string, rec *Record, res *RunResult) error {
+		err := eachRun(dir, func(at, _ string, rec *Record, res *RunResult, damaged error) error {
+			if damaged != nil {
+				rep.Damaged = append(rep.Damaged, Damaged{at, damaged.Error()})
+				return nil
+			}
 			if rec == nil {
 				return nil // a checkpoint of no known run
 			}
@@ -229,14 +305,19 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 				return nil
 			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", filepath.Join(at, RunFile), err)
+				rep.Damaged = append(rep.Damaged, Damaged{at, fmt.Sprintf("%s: %v", filepath.Join(at, RunFile), err)})
+				return nil
 			}
 			if !f.keeps(spec) {
 				return nil
 			}
 			hist, err := ReadHistory(at)
+			if err == nil {
+				err = checkResult(at, res, hist)
+			}
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
+				rep.Damaged = append(rep.Damaged, Damaged{at, err.Error()})
+				return nil
 			}
 			for i := range hist {
 				method.Canonical(spec.Method.Terms, &hist[i])
@@ -247,6 +328,9 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if len(runs) == 0 && len(rep.Damaged) > 0 {
+		return rep, nil // only damaged runs: the caller lists them
 	}
 	if len(runs) == 0 {
 		msg := "no finished run"
@@ -387,8 +471,7 @@ func (row *Row) fill() {
 	if logged {
 		row.Drop = &drop
 	}
-	sc := row.runs[0].Spec.Scenario
-	if m, err := Methods.Lookup(row.Method, sc); err == nil && slices.Contains(m.EstimatesAlpha, sc) {
+	if row.EstimatesAlpha() {
 		if per, ok := alphaErrors(row.runs); ok {
 			e := slices.Max(per)
 			row.AlphaError = &e
@@ -468,15 +551,17 @@ func MeanStd(v []float64) (mean, std float64) {
 }
 
 // WriteJSON writes the rows as one JSON object {"rows": [...], "unfinished":
-// n, "notes": [...]}.
+// n, "notes": [...]}, with "damaged": [{"dir", "error"}, ...] when there
+// are damaged runs.
 func (rep *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return enc.Encode(struct {
-		Rows       []*Row   `json:"rows"`
-		Unfinished int      `json:"unfinished"`
-		Notes      []string `json:"notes"`
-	}{rep.Rows, rep.Unfinished, rep.Notes})
+		Rows       []*Row    `json:"rows"`
+		Unfinished int       `json:"unfinished"`
+		Notes      []string  `json:"notes"`
+		Damaged    []Damaged `json:"damaged,omitempty"`
+	}{rep.Rows, rep.Unfinished, rep.Notes, rep.Damaged})
 }
 
 // WriteMarkdown writes the rows as Markdown: a table with a line per row
@@ -874,14 +959,11 @@ func (rep *Report) WriteSources(w io.Writer) error {
 	for _, row := range rep.Rows {
 		srcs := row.runs[0].Record.Identity.Sources
 		var lambda, dist, uniform []float64
-		ok, moved := true, false
+		ok, moved := true, row.WeighsSources()
 		for _, r := range row.runs {
 			ok = ok && slices.Equal(r.Record.Identity.Sources, srcs) && len(r.Result.Lambda) == len(srcs) && len(r.History) > 0
 			if !ok {
 				break
-			}
-			for _, h := range r.History {
-				moved = moved || !slices.Equal(h.Lambda, r.History[0].Lambda)
 			}
 			last := r.History[len(r.History)-1]
 			lambda = addTo(lambda, r.Result.Lambda)

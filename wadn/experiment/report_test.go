@@ -172,7 +172,23 @@ func writeEpochs(t *testing.T, run string, acc ...float64) {
 	for e, a := range acc {
 		fmt.Fprintf(&b, "{\"epoch\":%d,\"accuracy\":%v}\n", e+1, a)
 	}
-	if err := os.WriteFile(filepath.Join(run, trainer.LogFile), []byte(b.String()), 0o644); err != nil {
+	writeLogFile(t, run, b.String())
+}
+
+// writeLogFile writes log as the epoch log of the run directory run, and
+// its number of epochs into the run's result, which a report checks
+// against the log.
+func writeLogFile(t *testing.T, run, log string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(run, trainer.LogFile), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var res RunResult
+	if _, err := readJSON(filepath.Join(run, ResultFile), &res); err != nil {
+		t.Fatal(err)
+	}
+	res.Epochs = strings.Count(log, "\n")
+	if err := writeJSON(filepath.Join(run, ResultFile), &res); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -627,9 +643,7 @@ func TestReportRuns(t *testing.T) {
 		for e := range acc {
 			fmt.Fprintf(&b, "{\"epoch\":%d,\"accuracy\":%v,\"seconds\":%v}\n", e+1, acc[e], secs[e])
 		}
-		if err := os.WriteFile(filepath.Join(run, trainer.LogFile), []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeLogFile(t, run, b.String())
 	}
 	long := fakeRun(t, dir, data.UDA, "dann", "kitchen", 0, nil, 70, nil, nil)
 	writeLog(long, []float64{50, 60, 62, 64, 66, 68, 70, 72, 74, 72, 74, 70}, []float64{12, 1, 11, 2, 10, 3, 9, 4, 8, 5, 7, 6})
@@ -678,9 +692,7 @@ func TestReportCSV(t *testing.T) {
 	log := `{"epoch":1,"loss":0.5,"class":[0.1,0.2,0.3],"lambda":[0.2,0.3,0.5],"alpha":[[1,2],[3,4],[5,6]],"accuracy":70,"target_dist":[0.4,0.6]}
 {"epoch":2,"loss":0.25,"class":[0.1,0.2,0.3],"lambda":[0.2,0.3,0.5],"alpha":[[1,2],[3,4],[5,6]],"accuracy":80,"accuracy_trained":78.5,"source_accuracy":[91,92,93],"target_dist":[0.4,0.6]}
 `
-	if err := os.WriteFile(filepath.Join(run, "epochs.jsonl"), []byte(log), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeLogFile(t, run, log)
 	recs, col := reportCSV(t, dir)
 	if len(recs) != 3 {
 		t.Fatalf("%d lines, want a header and 2 epochs:\n%v", len(recs), recs)
@@ -735,9 +747,7 @@ func TestReportCSV(t *testing.T) {
 	pooled := fakeRun(t, dir, data.UDA, "source", "kitchen", 0, nil, 75, nil, nil)
 	plog := `{"epoch":1,"loss":0.5,"class":[0.4],"lambda":[1],"alpha":[[1,1]],"accuracy":75,"source_accuracy":[90],"target_dist":[0.5,0.5]}
 `
-	if err := os.WriteFile(filepath.Join(pooled, "epochs.jsonl"), []byte(plog), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeLogFile(t, pooled, plog)
 	recs, col = reportCSV(t, dir)
 	var line []string
 	for _, r := range recs[1:] {
@@ -842,12 +852,12 @@ func TestReportSources(t *testing.T) {
 		if _, err := readJSON(filepath.Join(run, ResultFile), &res); err != nil {
 			t.Fatal(err)
 		}
-		res.Lambda = lambda
+		res.Lambda, res.Epochs = lambda, 2
 		if err := writeJSON(filepath.Join(run, ResultFile), &res); err != nil {
 			t.Fatal(err)
 		}
 		l0, _ := json.Marshal(method.EpochLog{Epoch: 1, Lambda: first, TargetDist: dist})
-		l1, _ := json.Marshal(method.EpochLog{Epoch: 2, Lambda: lambda, TargetDist: dist})
+		l1, _ := json.Marshal(method.EpochLog{Epoch: 2, Lambda: lambda, TargetDist: dist, Accuracy: res.Accuracy})
 		if err := os.WriteFile(filepath.Join(run, trainer.LogFile), append(append(l0, '\n'), append(l1, '\n')...), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -102,9 +102,11 @@ func readResult(dir string) (res *RunResult, ok bool, err error) {
 // it at any depth, following symbolic links to directories, each real
 // directory once), with the path as reached from dir, the real path, its
 // record and its result (nil when unfinished). A directory holding a
-// checkpoint but no record is passed with a nil record. It does not look
-// inside a run directory.
-func eachRun(dir string, fn func(at, path string, rec *Record, res *RunResult) error) error {
+// checkpoint but no record is passed with a nil record. A record or a
+// result that cannot be read is passed as damaged, with the record when it
+// was read: fn decides whether to go on. It does not look inside a run
+// directory.
+func eachRun(dir string, fn func(at, path string, rec *Record, res *RunResult, damaged error) error) error {
 	seen := map[string]bool{}
 	var walk func(real, shown string) error
 	walk = func(real, shown string) error {
@@ -136,21 +138,21 @@ func eachRun(dir string, fn func(at, path string, rec *Record, res *RunResult) e
 			}
 			rec, ok, err := readRecord(path)
 			if err != nil {
-				return err
+				if err := fn(at, path, nil, nil, err); err != nil {
+					return err
+				}
+				return filepath.SkipDir
 			}
 			if !ok {
 				if _, err := os.Stat(filepath.Join(path, trainer.CheckpointFile)); err == nil {
-					if err := fn(at, path, nil, nil); err != nil {
+					if err := fn(at, path, nil, nil, nil); err != nil {
 						return err
 					}
 				}
 				return nil
 			}
 			res, _, err := readResult(path)
-			if err != nil {
-				return err
-			}
-			if err := fn(at, path, rec, res); err != nil {
+			if err := fn(at, path, rec, res, err); err != nil {
 				return err
 			}
 			return filepath.SkipDir

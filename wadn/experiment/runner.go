@@ -194,9 +194,18 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 	if m := numerics.Get(); m != s.Numerics {
 		return nil, fmt.Errorf("seed %d trains in the %s numerics mode, but the process is in the %s mode", s.Seed, s.Numerics, m)
 	}
+	// An interruption before the run has started, or while its data load,
+	// leaves nothing to save.
+	notStarted := fmt.Errorf("seed %d not started: %w", s.Seed, trainer.ErrInterrupted)
+	if ctx.Err() != nil {
+		return nil, notStarted
+	}
 	id, domains, err := rn.identity(s)
 	if err != nil {
 		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, notStarted
 	}
 	out := &Outcome{Spec: s, Sources: id.Sources}
 	if rn.Out != "" {
@@ -209,16 +218,22 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 	}
 	resume := false
 	if out.Dir != "" {
-		if err := os.MkdirAll(out.Dir, 0o755); err != nil {
-			return nil, err
-		}
 		var l *lock.Lock
-		if rn.Wait {
+		err := os.MkdirAll(out.Dir, 0o755)
+		if err == nil && rn.Wait {
 			l, err = lock.Wait(ctx, out.Dir)
-		} else {
+		} else if err == nil {
 			l, err = lock.Try(out.Dir)
 		}
 		if err != nil {
+			// A tree one may not write (a shared or stored copy) gives no
+			// lock: a finished run in it is shown as finished all the same.
+			// One that another process holds is that process's.
+			if res, ok := finished(out.Dir, id); ok && !errors.Is(err, lock.ErrHeld) {
+				note("finished earlier in " + out.Dir)
+				out.Result, out.Reused = res, true
+				return out, nil
+			}
 			return nil, err
 		}
 		defer l.Release()
@@ -315,6 +330,18 @@ func (rn *Runner) RunOne(ctx context.Context, s *Spec) (*Outcome, error) {
 	return out, nil
 }
 
+// finished returns the result of the run id in dir when dir holds its
+// record and its result; ok is false otherwise, or when they cannot be
+// read (the locked path that follows says why).
+func finished(dir string, id *Identity) (res *RunResult, ok bool) {
+	rec, found, err := readRecord(dir)
+	if err != nil || !found || rec.Key != id.Key() {
+		return nil, false
+	}
+	res, done, err := readResult(dir)
+	return res, err == nil && done
+}
+
 // keepWeights replaces the checkpoint of a finished run in dir by its
 // weights alone (ModelFile): the parameters and buffers, without the
 // optimiser's state, which only a resumption reads. A run that evaluated the
@@ -402,8 +429,10 @@ func (rn *Runner) startEnvironment(dir string, resume bool) ([]Environment, erro
 // with the data directory each recorded. A checkpoint in a directory without
 // a record is an error: it is nobody's run to continue.
 func Unfinished(dir string) (specs []*Spec, dataDirs []string, err error) {
-	err = eachRun(dir, func(at, _ string, rec *Record, res *RunResult) error {
+	err = eachRun(dir, func(at, _ string, rec *Record, res *RunResult, damaged error) error {
 		switch {
+		case damaged != nil:
+			return damaged
 		case rec == nil:
 			return fmt.Errorf("%s holds a checkpoint but no %s: the run it belongs to is unknown, and it is not resumed", at, RunFile)
 		case res != nil:

@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/numerics"
@@ -146,7 +148,23 @@ func (s *Spec) Changes() []settings.Change {
 	for _, f := range s.Fields() {
 		names = append(names, f.Name)
 	}
-	return settings.Diff(s.Defaults().Values(), s.Values(), names)
+	return settings.Diff(s.defaultValues(), s.Values(), names)
+}
+
+// defaults caches the Values of the defaults by data set, scenario and
+// method, which a large plan's labels read for every run.
+var defaults sync.Map // string -> map[string]string
+
+// defaultValues returns the Values of s.Defaults(), which callers must not
+// change.
+func (s *Spec) defaultValues() map[string]string {
+	k := s.Dataset.Name + "/" + s.Scenario.String() + "/" + s.Method.Name
+	if v, ok := defaults.Load(k); ok {
+		return v.(map[string]string)
+	}
+	v := s.Defaults().Values()
+	defaults.Store(k, v)
+	return v
 }
 
 // Cell names the cell of a report the spec's runs fall in: data set,
@@ -178,15 +196,34 @@ func (s *Spec) Label() string {
 }
 
 // Validate builds the method from the settings and checks the data set's,
-// reporting the first setting that cannot work; with a network check of
+// the sizes against their bounds and the run's memory (Spec.Memory)
+// against what the machine holds (MachineMemory), reporting the first
+// setting that cannot work; with a network check of
 // the method's (WADN's hidden centroids need a hidden layer), it runs that
 // too. It loads no data.
 func (s *Spec) Validate() error {
 	if err := s.Train.Validate(); err != nil {
 		return err
 	}
+	if err := s.checkDomains(); err != nil {
+		return err
+	}
+	if k, ok := s.intSetting("keep-classes"); ok && (k < 1 || k > s.Dataset.Classes) {
+		return fmt.Errorf("keep-classes %d: want 1..%d, the classes of %s", k, s.Dataset.Classes, s.Dataset)
+	}
+	if err := s.checkSizes(); err != nil {
+		return err
+	}
 	net, err := s.Data.Network()
 	if err != nil {
+		return err
+	}
+	m, err := s.Memory()
+	if err != nil {
+		return err
+	}
+	limit, of := MachineMemory()
+	if err := checkMemory(m, limit, of); err != nil {
 		return err
 	}
 	a, err := s.Method.New(s.Config)
@@ -197,6 +234,58 @@ func (s *Spec) Validate() error {
 		return c.CheckNetwork(net)
 	}
 	return nil
+}
+
+// checkDomains checks the target and the sources against the data set's
+// domains, before any data is loaded: a target it has, sources it has, each
+// once and none the target, and at least one source.
+func (s *Spec) checkDomains() error {
+	ds := s.Dataset
+	want := func() string { return strings.Join(ds.Domains, ", ") }
+	if !slices.Contains(ds.Domains, s.Target) {
+		return fmt.Errorf("target %q: %s has no such domain (want one of %s)", s.Target, ds, want())
+	}
+	if s.Sources == nil {
+		for _, d := range ds.Loaded {
+			if d != s.Target {
+				return nil
+			}
+		}
+		return fmt.Errorf("target %s: %s loads no other domain to be its source: name the sources", s.Target, ds)
+	}
+	if len(s.Sources) == 0 {
+		return errors.New("sources: an empty list; name at least one source domain")
+	}
+	for i, src := range s.Sources {
+		switch {
+		case src == "":
+			return fmt.Errorf("sources %q: an empty name", strings.Join(s.Sources, ","))
+		case !slices.Contains(ds.Domains, src):
+			return fmt.Errorf("source %q: %s has no such domain (want one of %s)", src, ds, want())
+		case src == s.Target:
+			return fmt.Errorf("source %q is the target too", src)
+		case slices.Contains(s.Sources[:i], src):
+			return fmt.Errorf("source %q is named twice", src)
+		}
+	}
+	return nil
+}
+
+// setting returns the setting called name, when the run reads one.
+func (s *Spec) setting(name string) (settings.Field, bool) {
+	f, err := settings.Lookup(s.Fields(), name)
+	return f, err == nil
+}
+
+// intSetting returns the value of the integer setting called name, when
+// the run reads one.
+func (s *Spec) intSetting(name string) (int, bool) {
+	f, ok := s.setting(name)
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.Atoi(f.String())
+	return v, err == nil
 }
 
 // networkChecker is an algorithm that can tell, before any data is loaded,

@@ -196,23 +196,26 @@ func (l *Loop[L]) load() error {
 		return errors.New("resume needs an output directory")
 	}
 	p := filepath.Join(l.Dir, CheckpointFile)
+	// A damaged checkpoint fails every resumption alike: say how to start
+	// the run over.
+	restart := "; it cannot be resumed: remove " + p + " to train the run from its start"
 	s := l.snapshot()
 	if err := s.Load(p); err != nil {
-		return err
+		return fmt.Errorf("%w%s", err, restart)
 	}
 	var m meta[L]
 	if err := json.Unmarshal(s.Meta, &m); err != nil {
-		return fmt.Errorf("%s: metadata: %w", p, err)
+		return fmt.Errorf("%s: metadata: %w%s", p, err, restart)
 	}
 	if m.Identity != l.Identity {
 		return fmt.Errorf("%s: checkpoint of %s; this run is %s", p, m.Identity, l.Identity)
 	}
 	if m.Epoch < 0 || m.Step < 0 || m.Step >= max(l.Steps, 1) || len(m.History) != m.Epoch {
-		return fmt.Errorf("%s: metadata: epoch %d step %d with %d log lines, for %d steps an epoch", p, m.Epoch, m.Step, len(m.History), l.Steps)
+		return fmt.Errorf("%s: metadata: epoch %d step %d with %d log lines, for %d steps an epoch%s", p, m.Epoch, m.Step, len(m.History), l.Steps, restart)
 	}
 	if l.State != nil {
 		if err := json.Unmarshal(m.State, l.State); err != nil {
-			return fmt.Errorf("%s: metadata: state: %w", p, err)
+			return fmt.Errorf("%s: metadata: state: %w%s", p, err, restart)
 		}
 	}
 	l.epoch, l.step, l.history = m.Epoch, m.Step, m.History

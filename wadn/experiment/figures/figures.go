@@ -37,8 +37,10 @@ var palette = []color.RGBA{
 // it draws each source's error against the true ratios instead.
 const maxClasses = 10 // len(palette)
 
-// Write draws every row of rep into dir, three SVG files a row, and returns
-// their names.
+// Write draws every row of rep into dir, an SVG file a row for its
+// accuracy, and for its lambda and its alpha when the row's method weighs
+// its sources (Row.WeighsSources) and estimates alpha (Row.EstimatesAlpha),
+// and returns their names.
 func Write(dir string, rep *experiment.Report) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -60,7 +62,11 @@ func Write(dir string, rep *experiment.Report) ([]string, error) {
 		for _, f := range []struct {
 			suffix string
 			draw   func(string, string, []seedRun) error
-		}{{"accuracy", accuracyPlot}, {"lambda", lambdaPlot}, {"alpha", alphaPlot}} {
+			drawn  bool
+		}{{"accuracy", accuracyPlot, true}, {"lambda", lambdaPlot, row.WeighsSources()}, {"alpha", alphaPlot, row.EstimatesAlpha()}} {
+			if !f.drawn {
+				continue // flat lines at the sources' shares or the true ratios
+			}
 			name := filepath.Join(dir, base+"-"+f.suffix+".svg")
 			if err := f.draw(name, title, runs); err != nil {
 				return files, fmt.Errorf("%s: %w", name, err)
@@ -311,6 +317,11 @@ type legendEntry struct {
 	thumb plot.Thumbnailer
 }
 
+// titleRoom is how much wider than its font's measure the canvas is for a
+// title: the SVG names Liberation Serif, and a viewer without it draws the
+// text in a font up to a quarter wider.
+const titleRoom = 1.25
+
 // save draws the plots side by side under the title, with the legend
 // entries in a column of their own at the right, and writes them as SVG to
 // name.
@@ -320,10 +331,13 @@ func save(name, title string, plots []*plot.Plot, legend []legendEntry) error {
 	if len(legend) > 0 {
 		w += legendW
 	}
-	c := vgsvg.New(w, panelH+titleH)
-	dc := draw.New(c)
 	head := plot.New()
 	head.Title.Text = title
+	// As wide as the title, whose lines would be clipped otherwise, with
+	// room for a viewer's wider font where it lacks the one named.
+	w = max(w, titleRoom*head.Title.TextStyle.Width(title)+vg.Centimeter)
+	c := vgsvg.New(w, panelH+titleH)
+	dc := draw.New(c)
 	head.HideAxes()
 	head.Draw(draw.Crop(dc, 0, 0, panelH, 0))
 	area := draw.Crop(dc, 0, 0, 0, -titleH)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+
 	"github.com/wadn-go/wadn/internal/settings"
 	"github.com/wadn-go/wadn/wadn/experiment"
 	"github.com/wadn-go/wadn/wadn/method"
@@ -164,13 +166,14 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// fakeRow writes three seeds of a run with 3 sources of 10 classes over 12
-// epochs, alpha moving towards the true ratios, and returns the report.
-func fakeRow(t *testing.T) *experiment.Report {
+// fakeRow writes three seeds of a run of method with 3 sources of 10
+// classes over 12 epochs, alpha moving towards the true ratios and, when
+// moving, lambda too, and returns the report.
+func fakeRow(t *testing.T, methodName string, moving bool) *experiment.Report {
 	t.Helper()
 	dir := t.TempDir()
 	p := &experiment.Plan{}
-	for k, v := range map[string]string{"dataset": "digits", "target": "usps", "epochs": "12", "seeds": "0,1,2"} {
+	for k, v := range map[string]string{"dataset": "digits", "target": "usps", "epochs": "12", "seeds": "0,1,2", "method": methodName} {
 		if err := p.Set(k, v); err != nil {
 			t.Fatal(err)
 		}
@@ -189,6 +192,9 @@ func fakeRow(t *testing.T) *experiment.Report {
 		}
 		if err := fakeRun(dir, s, 91.5+float64(s.Seed), truth, func(e int) method.EpochLog {
 			l := method.EpochLog{Epoch: e, Accuracy: 60 + 2.5*float64(e) + float64(s.Seed), Lambda: []float64{0.2, 0.3, 0.5}}
+			if moving {
+				l.Lambda = []float64{0.2 + 0.01*float64(e), 0.3, 0.5 - 0.01*float64(e)}
+			}
 			for src := range 3 {
 				a := make([]float64, 10)
 				for k := range a {
@@ -212,7 +218,7 @@ func fakeRow(t *testing.T) *experiment.Report {
 // every file: ticks at round values and where their values fall, and every
 // series in the legend.
 func TestFigures(t *testing.T) {
-	rep := fakeRow(t)
+	rep := fakeRow(t, "wadn", true)
 	out := t.TempDir()
 	if d := os.Getenv("FIGURES_OUT"); d != "" {
 		out = d // to look at them
@@ -258,6 +264,39 @@ func TestFigures(t *testing.T) {
 		if !slices.Contains(lambda, src) {
 			t.Errorf("the lambda legend lacks %q: %q", src, lambda)
 		}
+	}
+}
+
+// TestFiguresDrawnWhereMeaningful: a method that weighs no source and
+// estimates no alpha (DANN) gets its accuracy plot alone, not flat lines at
+// the sources' shares and the true ratios; the title is never clipped.
+func TestFiguresDrawnWhereMeaningful(t *testing.T) {
+	files, err := Write(t.TempDir(), fakeRow(t, "dann", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || !strings.HasSuffix(files[0], "-accuracy.svg") {
+		t.Fatalf("files %v, want the accuracy plot alone", files)
+	}
+	// A long title widens the canvas beyond its panel, with room for a
+	// wider font than the one named.
+	title := "WADN [c0 0.05, c2 0.5, lr 0.5, epochs 2, train-size 200, test-size 100, hidden 32,16,8] uda, amazon, target kitchen\n" +
+		"target accuracy, mean and range over 5 seeds"
+	name := filepath.Join(t.TempDir(), "long.svg")
+	if err := save(name, title, []*plot.Plot{newPlot("", "epoch", "accuracy")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attr := strings.SplitN(strings.SplitN(string(b), `width="`, 2)[1], `"`, 2)[0]
+	width, err := strconv.ParseFloat(strings.TrimSuffix(attr, "pt"), 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if need := 1.2 * float64(plot.New().Title.TextStyle.Width(title)); width < need {
+		t.Errorf("canvas %vpt wide for a title %vpt wide", width, need)
 	}
 }
 
@@ -317,7 +356,7 @@ func fakeRun(dir string, s *experiment.Spec, acc float64, truth [][]float64, lin
 	}
 	files := map[string]any{
 		experiment.RunFile:    &experiment.Record{Version: experiment.RecordVersion, Key: id.Key(), Identity: id},
-		experiment.ResultFile: &experiment.RunResult{Accuracy: acc, TrueAlpha: truth},
+		experiment.ResultFile: &experiment.RunResult{Accuracy: acc, TrueAlpha: truth, Epochs: s.Train.Epochs},
 	}
 	for name, v := range files {
 		b, err := json.Marshal(v)
@@ -330,7 +369,11 @@ func fakeRun(dir string, s *experiment.Spec, acc float64, truth [][]float64, lin
 	}
 	var log []byte
 	for e := 1; e <= s.Train.Epochs; e++ {
-		b, err := json.Marshal(line(e))
+		l := line(e)
+		if e == s.Train.Epochs {
+			l.Accuracy = acc // as the result says (wadn report checks it)
+		}
+		b, err := json.Marshal(l)
 		if err != nil {
 			return err
 		}
