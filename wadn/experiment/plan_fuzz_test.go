@@ -36,15 +36,8 @@ func FuzzReadPlan(f *testing.F) {
 		if refused(t, err) {
 			return
 		}
-		runs := len(p.Seeds) * max(len(p.Datasets), 1) * max(len(p.Scenarios), 1) * max(len(p.Methods), 1) * max(len(p.Targets), 1)
-		for _, v := range p.Settings {
-			runs *= len(v)
-		}
-		if runs > 10000 || runs < 0 {
-			return // a large grid: expanding it tests nothing more
-		}
-		specs, err := p.Specs()
-		if refused(t, err) {
+		specs, ok := smallSpecsOf(t, p, 10000) // a larger grid tests nothing more
+		if !ok {
 			return
 		}
 		seeds := p.Seeds
@@ -102,15 +95,8 @@ func FuzzSettings(f *testing.F) {
 		if refused(t, p.Set(name, value)) {
 			return
 		}
-		runs := max(len(p.Seeds), 1) * max(len(p.Datasets), 1) * max(len(p.Scenarios), 1) * max(len(p.Methods), 1) * max(len(p.Targets), 1)
-		for _, v := range p.Settings {
-			runs *= len(v)
-		}
-		if runs > 200 || runs < 0 {
-			return // a large grid: each run is checked alike
-		}
-		specs, err := p.Specs()
-		if refused(t, err) {
+		specs, ok := smallSpecsOf(t, p, 200) // in a larger grid, each run is checked alike
+		if !ok {
 			return
 		}
 		for _, s := range specs {
@@ -136,4 +122,18 @@ func refused(t *testing.T, err error) bool {
 		t.Fatal("an error without words")
 	}
 	return err != nil
+}
+
+// smallSpecsOf returns the runs of p when its grid has at most limit
+// cells and its expansion is not refused.
+func smallSpecsOf(t *testing.T, p *Plan, limit int) ([]*Spec, bool) {
+	runs := max(len(p.Seeds), 1) * max(len(p.Datasets), 1) * max(len(p.Scenarios), 1) * max(len(p.Methods), 1) * max(len(p.Targets), 1)
+	for _, v := range p.Settings {
+		runs *= len(v)
+	}
+	if runs > limit || runs < 0 {
+		return nil, false
+	}
+	specs, err := p.Specs()
+	return specs, !refused(t, err)
 }
