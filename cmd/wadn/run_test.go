@@ -29,7 +29,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{[]string{"run", "--seeds", "2,1,2"}, "seed 2 is given twice"},
 		{[]string{"run", "--dataset", "cifar"}, `unknown data set "cifar"`},
 		{[]string{"run", "extra"}, `unexpected argument "extra"`},
-		{[]string{"run", "--epochs", "-1"}, "epochs = -1, want >= 1"},
+		{[]string{"run", "--epochs", "-1"}, "epochs = -1, want in [1, 100000]"},
 		{[]string{"run", "--epochs", "x"}, `--epochs: "x" is not an integer`},
 		{[]string{"run", "--lr", "NaN"}, "--lr: NaN is not a finite number"},
 		{[]string{"run", "--c0", "Inf"}, "--c0: +Inf is not a finite number"},

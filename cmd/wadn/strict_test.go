@@ -137,8 +137,8 @@ func TestRunRefusesHugeSizes(t *testing.T) {
 		{[]string{"--hidden", "1000000000"}, "--hidden 1000000000: a layer of at most 1048576 units"},
 		{[]string{"--hidden", "1048576,1048576", "--depth", "2"}, "of memory, more than"},
 		{[]string{"--hidden", "1048576,1048576", "--depth", "2"}, "the trained values (1.1e+12), sized by hidden"},
-		{[]string{"--batch", "2000000"}, "--batch 2000000: at most 1048576 samples a domain"},
-		{[]string{"--epochs", "1000000"}, "--epochs 1000000: at most 100000"},
+		{[]string{"--batch", "2000000"}, "--batch = 2000000, want in [1, 1048576]"},
+		{[]string{"--epochs", "1000000"}, "--epochs = 1000000, want in [1, 100000]"},
 		{[]string{"--eval-batch", "1048576", "--hidden", "100000,100000,100000"}, "sized by eval-batch and hidden"},
 	} {
 		code, stdout, stderr := runArgs(t, "", append([]string{"run", "--quiet", "--out", out}, tc.args...)...)

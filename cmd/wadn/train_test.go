@@ -18,6 +18,7 @@ func TestTrainRejectsBadInput(t *testing.T) {
 		// The training settings of wadn run, checked as there.
 		{[]string{"train", "--domain", "synthgen", "--momentum", "0.9"}, 2, "momentum is not a setting of the adadelta optimizer"},
 		{[]string{"train", "--domain", "synthgen", "--set", "lr=0"}, 2, "lr = 0, want > 0"},
+		{[]string{"train", "--domain", "synthgen", "--epochs", "1000000"}, 2, "epochs = 1000000, want in [1, 100000]"},
 		{[]string{"train", "--domain", "synthgen", "--optimizer", "rmsprop"}, 2, "not one of adadelta, sgd, adam, adamw"},
 		{[]string{"train", "--domain", "synthgen", "--c0", "1"}, 2, "-c0"},
 	} {

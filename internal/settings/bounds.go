@@ -70,7 +70,6 @@ func (b *Bounds) Contains(v float64) bool {
 // String writes b as its tag does, or as "> 0" and ">= 1" when it has no
 // upper end.
 func (b *Bounds) String() string {
-	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	if math.IsInf(b.Hi, 1) {
 		if b.LoOpen {
 			return "> " + num(b.Lo)
@@ -91,6 +90,14 @@ func (b *Bounds) String() string {
 		r = ")"
 	}
 	return "in " + l + num(b.Lo) + ", " + num(b.Hi) + r
+}
+
+// num writes v as an integer when it is one, else in the fewest digits.
+func num(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // Check returns an error naming the first setting of fs whose value lies
@@ -122,7 +129,7 @@ func (f Field) check() error {
 	}
 	for _, v := range vals {
 		if !f.Bounds.Contains(v) {
-			return fmt.Errorf("%s = %v, want %s", f.Name, v, f.Bounds)
+			return fmt.Errorf("%s = %s, want %s", f.Name, num(v), f.Bounds)
 		}
 	}
 	return nil

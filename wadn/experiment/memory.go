@@ -14,13 +14,13 @@ import (
 	"github.com/wadn-go/wadn/wadn/nets"
 )
 
-// Bounds on the sizes a run may be given, checked before anything else of
-// its settings: a size beyond them is a mistake, whatever the machine.
+// Bounds on the sizes of a network a run may be given, checked before
+// anything else of its settings: a size beyond them is a mistake, whatever
+// the machine. (The epochs and the batches are bounded by the range tags of
+// method.Train.)
 const (
-	MaxEpochs = 100000  // epochs of a run
 	MaxLayers = 64      // hidden layers of the MLP
 	MaxWidth  = 1 << 20 // units of a hidden layer
-	MaxBatch  = 1 << 20 // samples of a domain per step, or per evaluation batch
 )
 
 // Memory is an estimate, made from a run's settings before anything is
@@ -189,13 +189,8 @@ func digitsShape(classes int) netShape {
 // runs before the network's own checks, so that a size is named before
 // what depends on it (depth, which counts the hidden layers).
 func (s *Spec) checkSizes() error {
-	switch t := s.Train; {
-	case t.Epochs > MaxEpochs:
-		return fmt.Errorf("epochs %d: at most %d", t.Epochs, MaxEpochs)
-	case t.Batch > MaxBatch:
-		return fmt.Errorf("batch %d: at most %d samples a domain", t.Batch, MaxBatch)
-	case t.EvalBatch > MaxBatch:
-		return fmt.Errorf("eval-batch %d: at most %d", t.EvalBatch, MaxBatch)
+	if err := s.Train.Validate(); err != nil { // epochs and batches, by their range tags
+		return err
 	}
 	if f, ok := s.setting("hidden"); ok && f.IsList() {
 		hs, _ := f.Value().([]int)

@@ -21,12 +21,12 @@ import (
 
 // Train are the training settings every method reads.
 type Train struct {
-	Epochs int `setting:"epochs" range:"[1,inf)" help:"passes; an epoch is (largest source size / batch) steps"`
-	Batch  int `setting:"batch" range:"[1,inf)" help:"samples of every domain per step"`
+	Epochs int `setting:"epochs" range:"[1,100000]" help:"passes; an epoch is (largest source size / batch) steps"`
+	Batch  int `setting:"batch" range:"[1,1048576]" help:"samples of every domain per step"`
 	// Settings choose the optimiser (Adadelta by default) and its learning
 	// rate and hyperparameters.
 	optim.Settings
-	EvalBatch int `setting:"eval-batch" range:"[1,inf)" help:"samples per batch of evaluation"`
+	EvalBatch int `setting:"eval-batch" range:"[1,1048576]" help:"samples per batch of evaluation"`
 	// Average, when positive, is the weight of the past in an exponential
 	// moving average of the extractor's and classifier's parameters, updated
 	// after every step; the average is what is evaluated and what a finished
