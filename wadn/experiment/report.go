@@ -22,8 +22,8 @@ import (
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
 
-// Run is one finished run found by Collect.
-type Run struct {
+// Finished is one finished run found by Collect.
+type Finished struct {
 	Dir    string
 	Record *Record
 	Result *RunResult
@@ -34,7 +34,7 @@ type Run struct {
 
 // EpochLog returns the run's epoch log, or an error naming the missing
 // file when its directory has none.
-func (r *Run) EpochLog() ([]method.EpochLog, error) {
+func (r *Finished) EpochLog() ([]method.EpochLog, error) {
 	if r.History == nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(r.Dir, trainer.LogFile), fs.ErrNotExist)
 	}
@@ -48,7 +48,7 @@ const StableEpochs = 10
 // epoch to the next, into any of the run's last StableEpochs epochs (0 when
 // it never falls there); ok is false when the run has no epoch log or
 // fewer than two epochs.
-func (r *Run) LargestDrop() (drop float64, ok bool) {
+func (r *Finished) LargestDrop() (drop float64, ok bool) {
 	h := r.History
 	if len(h) < 2 {
 		return 0, false
@@ -88,13 +88,13 @@ type Row struct {
 	AlphaErrors []SourceError `json:"alpha_errors,omitempty"`
 	// Drop is, over the row's runs, the largest fall of the target
 	// accuracy from one epoch to the next into any of a run's last
-	// StableEpochs epochs (Run.LargestDrop); nil when a run has no epoch
+	// StableEpochs epochs (Finished.LargestDrop); nil when a run has no epoch
 	// log.
 	Drop *float64 `json:"largest_drop,omitempty"`
 	// Published is the paper's number for the cell, where it gives one.
 	Published *float64 `json:"published,omitempty"`
 	Dirs      []string `json:"dirs"` // the run directories, in the order of Seeds
-	runs      []*Run
+	runs      []*Finished
 }
 
 // SourceError is the final alpha's error on one source: the mean absolute
@@ -105,7 +105,7 @@ type SourceError struct {
 }
 
 // Runs returns the row's runs, in the order of Seeds.
-func (r *Row) Runs() []*Run { return r.runs }
+func (r *Row) Runs() []*Finished { return r.runs }
 
 // EstimatesAlpha reports whether the row's method estimates alpha in its
 // scenario (method.About.EstimatesAlpha): only then does its alpha mean
@@ -285,7 +285,7 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 		return nil, errors.New("no directory to collect runs from")
 	}
 	rep := &Report{}
-	var runs []*Run
+	var runs []*Finished
 	for _, dir := range dirs {
 		err := eachRun(dir, func(at, _ string, rec *Record, res *RunResult, damaged error) error {
 			if damaged != nil {
@@ -322,7 +322,7 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 			for i := range hist {
 				method.Canonical(spec.Method.Terms, &hist[i])
 			}
-			runs = append(runs, &Run{Dir: at, Record: rec, Result: res, Spec: spec, History: hist})
+			runs = append(runs, &Finished{Dir: at, Record: rec, Result: res, Spec: spec, History: hist})
 			return nil
 		})
 		if err != nil {
@@ -352,10 +352,10 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 }
 
 // group sorts runs into rows.
-func (rep *Report) group(runs []*Run) {
-	slices.SortFunc(runs, func(a, b *Run) int { return strings.Compare(a.Dir, b.Dir) })
-	byKey := map[string]*Run{}
-	var unique []*Run
+func (rep *Report) group(runs []*Finished) {
+	slices.SortFunc(runs, func(a, b *Finished) int { return strings.Compare(a.Dir, b.Dir) })
+	byKey := map[string]*Finished{}
+	var unique []*Finished
 	for _, r := range runs {
 		if first, ok := byKey[r.Record.Key]; ok {
 			same := "equal"
@@ -369,7 +369,7 @@ func (rep *Report) group(runs []*Run) {
 		unique = append(unique, r)
 	}
 	type cell struct{ ds, sc, method, target, label string }
-	cells := map[cell][]*Run{}
+	cells := map[cell][]*Finished{}
 	var order []cell
 	data := map[cell]map[string]bool{} // the data digests of a cell's runs
 	for _, r := range unique {
@@ -387,7 +387,7 @@ func (rep *Report) group(runs []*Run) {
 		data[c][dataDigest(r.Record.Identity)] = true
 	}
 	for _, c := range order {
-		byData := map[string][]*Run{}
+		byData := map[string][]*Finished{}
 		var digests []string
 		for _, r := range cells[c] {
 			d := dataDigest(r.Record.Identity)
@@ -453,7 +453,7 @@ func dataDigest(id *Identity) string {
 
 // fill computes the row's figures from its runs, ordered by seed.
 func (row *Row) fill() {
-	slices.SortFunc(row.runs, func(a, b *Run) int { return cmp.Compare(a.Spec.Seed, b.Spec.Seed) })
+	slices.SortFunc(row.runs, func(a, b *Finished) int { return cmp.Compare(a.Spec.Seed, b.Spec.Seed) })
 	for _, r := range row.runs {
 		row.Seeds = append(row.Seeds, r.Spec.Seed)
 		row.Accuracy = append(row.Accuracy, r.Result.Accuracy)
@@ -495,7 +495,7 @@ func (row *Row) fill() {
 // alphaErrors returns the final alpha's error per source: the mean absolute
 // difference from the true ratios over the classes, averaged over the runs;
 // ok is false when a run lacks them.
-func alphaErrors(runs []*Run) ([]float64, bool) {
+func alphaErrors(runs []*Finished) ([]float64, bool) {
 	var per []float64
 	for _, r := range runs {
 		a, truth := r.Result.Alpha, r.Result.TrueAlpha
@@ -754,7 +754,7 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 func (rep *Report) WriteCSV(w io.Writer) error {
 	type runLog struct {
 		row   *Row
-		run   *Run
+		run   *Finished
 		hist  []method.EpochLog
 		cells [][]cell // per epoch, epochCells
 	}
@@ -835,7 +835,7 @@ var runEpochs = []int{1, 10, 20, 30}
 // the rows and, within a row, of its seeds: the target accuracy at each of
 // runEpochs ("-" past the run's end) and at the last epoch, the peak and
 // its epoch (the first, if tied), the largest drop into the last
-// StableEpochs epochs (Run.LargestDrop), and the median of the epochs'
+// StableEpochs epochs (Finished.LargestDrop), and the median of the epochs'
 // seconds. It fails on a run without an epoch log, naming the file.
 func (rep *Report) WriteRuns(w io.Writer) error {
 	var b strings.Builder

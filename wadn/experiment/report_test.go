@@ -80,7 +80,7 @@ func TestLargestDrop(t *testing.T) {
 		{"largest of several", []float64{60, 59, 61, 58, 58, 62, 61.5}, 3, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			run := &Run{}
+			run := &Finished{}
 			for _, a := range c.acc {
 				run.History = append(run.History, method.EpochLog{Accuracy: a})
 			}
@@ -93,7 +93,7 @@ func TestLargestDrop(t *testing.T) {
 }
 
 // TestRunEpochLog checks that Collect tells an empty epoch log, which is
-// a log, from a missing one, which Run.EpochLog reports by its path.
+// a log, from a missing one, which Finished.EpochLog reports by its path.
 func TestRunEpochLog(t *testing.T) {
 	dir := t.TempDir()
 	empty := fakeRun(t, dir, data.UDA, "dann", "kitchen", 0, nil, 74, nil, nil)
