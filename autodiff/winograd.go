@@ -257,6 +257,7 @@ const winoFilterBlock = 256
 func winoFilter(t kernel.WinogradTile, u, w []float32, f, c int) {
 	G, a := winoG[t], t.Size()
 	fc := f * c
+	kernel.AddFlops(fc * 5 * (3*a + a*a)) // Comb3 and Comb3To32: 3 multiplies, 2 adds
 	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
 	parallelRange(blocks, 8, func(lo, hi int) {
 		const B = winoFilterBlock
@@ -338,6 +339,7 @@ func releasePacks(p winoPacked) {
 // float64 and rounded once.
 func winoFilterAdj(t kernel.WinogradTile, dw []float32, dus [][]float32, fc int) {
 	G, a := winoG[t], t.Size()
+	kernel.AddFlops(fc * (a*a*len(dus) + 2*3*a*a + 2*9*a)) // the partial sums' adds, AddScaled's multiply-adds
 	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
 	parallelRange(blocks, 8, func(lo, hi int) {
 		const B = winoFilterBlock
