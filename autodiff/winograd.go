@@ -228,6 +228,14 @@ func as32[T kernel.Float](x []T) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
 }
 
+// fromAs32 views x as []T for a 4-byte float type T, the inverse of as32.
+func fromAs32[T kernel.Float](x []float32) []T {
+	if unsafe.Sizeof(T(0)) != 4 {
+		panic("autodiff: fromAs32 of an 8-byte type")
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
 // Test hooks: the transforms the Winograd path calls and the G matrices of
 // its filter transforms. Tests swap them for wrong ones to see that the
 // error bound catches them.
@@ -487,14 +495,20 @@ func shareOut(parts, n int, fn func(part, i int)) {
 // winoForward is convForward on the Winograd path with the given tile: y (n
 // x f x oh x ow) is the convolution of x (n x c x h x w) with w (f x c x 3 x
 // 3) plus b (f values, or nil). The threads share the chunks out, or each
-// chunk's work (winoShared).
-func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32) {
+// chunk's work (winoShared). With keep set it returns the transformed
+// filters (winoFilter's u, a pooled buffer the caller releases), nil
+// otherwise.
+func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32, keep bool) (kept []float32) {
 	wg := newWinoGeom(g, tile)
 	C, pos := g.c, wg.pos
 	u := alloc[float32](pos * f * C)
 	winoFilter(tile, u, w, f, C)
 	pu := packFilters(u, false, pos, f, C)
-	release(u)
+	if keep {
+		kept = u
+	} else {
+		release(u)
+	}
 	chunks := wg.chunks(n)
 	if t := kernel.Threads(); winoShared(len(chunks), t) {
 		ww := wg.newWork(f, min(t, wg.pos))
@@ -513,6 +527,7 @@ func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []f
 		})
 	}
 	releasePacks(pu)
+	return kept
 }
 
 // forwardChunk computes the output of one chunk: the input transforms of
@@ -549,16 +564,24 @@ func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f in
 // when sums is not nil sums[i*f+j] to the sum of dy's row (i, j), as
 // kernel.Sum takes it. The threads share each chunk's work out
 // (winoShared), or take whole chunks: the next free one each when only dx
-// is wanted, otherwise those of their share of the partial sums of dw.
-func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums []float32) {
+// is wanted, otherwise those of their share of the partial sums of dw. u,
+// when not nil, holds the transformed filters of w for tile (winoFilter's
+// u, which winoForward kept), which dx then uses rather than computing them
+// again.
+func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums, u []float32) {
 	wg := newWinoGeom(g, tile)
 	C, pos := g.c, wg.pos
 	var put winoPacked // the transposed transformed filters, packed
 	if dx != nil {
-		u := alloc[float32](pos * f * C)
-		winoFilter(tile, u, w, f, C)
+		own := u == nil
+		if own {
+			u = alloc[float32](pos * f * C)
+			winoFilter(tile, u, w, f, C)
+		}
 		put = packFilters(u, true, pos, f, C)
-		release(u)
+		if own {
+			release(u)
+		}
 	}
 	chunks := wg.chunks(n)
 	var acc [][]float32 // the partial sums of the transformed dw
