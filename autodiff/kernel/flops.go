@@ -40,14 +40,19 @@ func gemmFlops(m, n, k int) {
 }
 
 // passOps returns the operations of one one-dimensional pass of the matrix
-// mat (rows x cols) over a vector, counted as a dense product over its
-// non-zeros: 2*nnz - 1 for each row with a non-zero.
-func passOps(mat [][]float64) int {
+// mat (rows x cols), or with byCols set of its transpose, over a vector,
+// counted as a dense product over its non-zeros: 2*nnz - 1 for each row
+// (column) with a non-zero.
+func passOps(mat [][]float64, byCols bool) int {
+	rows, cols := len(mat), len(mat[0])
+	if byCols {
+		rows, cols = cols, rows
+	}
 	ops := 0
-	for _, r := range mat {
+	for i := range rows {
 		nnz := 0
-		for _, v := range r {
-			if v != 0 {
+		for j := range cols {
+			if byCols && mat[j][i] != 0 || !byCols && mat[i][j] != 0 {
 				nnz++
 			}
 		}
@@ -56,18 +61,6 @@ func passOps(mat [][]float64) int {
 		}
 	}
 	return ops
-}
-
-// transpose returns the transpose of mat.
-func transpose(mat [][]float64) [][]float64 {
-	t := make([][]float64, len(mat[0]))
-	for j := range t {
-		t[j] = make([]float64, len(mat))
-		for i := range mat {
-			t[j][i] = mat[i][j]
-		}
-	}
-	return t
 }
 
 // winoOps are the operations of one tile and lane of each transform of a
@@ -87,10 +80,10 @@ var winoTileOps = func() map[WinogradTile]winoOps {
 		bt, _, at := t.Matrices()
 		a, mo := t.Size(), t.Outputs()
 		m[t] = winoOps{
-			in:     2 * a * passOps(bt),               // Bᵀ on a columns, then on a rows
-			inAdj:  2 * a * passOps(transpose(bt)),    // B likewise
-			out:    (a+mo)*passOps(at) + mo*mo,        // Aᵀ on a columns, then on m rows; the bias
-			outAdj: (mo + a) * passOps(transpose(at)), // A on m columns, then on a rows
+			in:     2 * a * passOps(bt, false),        // Bᵀ on a columns, then on a rows
+			inAdj:  2 * a * passOps(bt, true),         // B likewise
+			out:    (a+mo)*passOps(at, false) + mo*mo, // Aᵀ on a columns, then on m rows; the bias
+			outAdj: (mo + a) * passOps(at, true),      // A on m columns, then on a rows
 		}
 	}
 	return m

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -151,63 +152,56 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	prevThreads := kernel.SetThreads(*threads)
 	defer kernel.SetThreads(prevThreads)
 
+	// show prints res as one JSON object with --json, otherwise as text.
+	show := func(res any, err error, text func(w io.Writer)) error {
+		switch {
+		case err != nil:
+			return err
+		case *asJSON:
+			return json.NewEncoder(e.stdout).Encode(res)
+		}
+		text(e.stdout)
+		return nil
+	}
 	switch target {
 	case "digits":
 		prevAlg := autodiff.SetConvAlgorithm(alg)
 		defer autodiff.SetConvAlgorithm(prevAlg)
 		if *step {
 			res, err := benchDigitsStep(ctx, *batch, *runs)
-			if err != nil {
-				return err
-			}
-			if *asJSON {
-				return json.NewEncoder(e.stdout).Encode(res)
-			}
-			fmt.Fprintf(e.stdout, "WADN digits step, %d images of each of 4 domains, threads=%d impl=%s conv=%s runs=%d of %d steps\n",
-				res.Batch, res.Threads, res.Impl, res.Conv, res.Runs, res.StepsPerRun)
-			fmt.Fprintf(e.stdout, "time a step: median %.4f s (min %.4f, max %.4f)\n", res.Seconds, res.SecondsMin, res.SecondsMax)
-			fmt.Fprintf(e.stdout, "executed: %.3f GFLOP a step, %.1f GFLOP/s; direct-convolution count: %.3f GFLOP, %.1f GFLOP/s\n",
-				res.GFLOP, res.GFLOPS, res.GFLOPDirect, res.GFLOPSDirect)
-			fmt.Fprintf(e.stdout, "FMA peak (register-only loop, measured before each run): median %.1f GFLOP/s; executed rate over it %.2f (median over runs)\n",
-				res.PeakGFLOPS, res.PeakRatio)
-			return nil
+			return show(res, err, func(w io.Writer) {
+				fmt.Fprintf(w, "WADN digits step, %d images of each of 4 domains, threads=%d impl=%s conv=%s runs=%d of %d steps\n",
+					res.Batch, res.Threads, res.Impl, res.Conv, res.Runs, res.StepsPerRun)
+				fmt.Fprintf(w, "time a step: median %.4f s (min %.4f, max %.4f)\n", res.Seconds, res.SecondsMin, res.SecondsMax)
+				fmt.Fprintf(w, "executed: %.3f GFLOP a step, %.1f GFLOP/s; direct-convolution count: %.3f GFLOP, %.1f GFLOP/s\n",
+					res.GFLOP, res.GFLOPS, res.GFLOPDirect, res.GFLOPSDirect)
+				fmt.Fprintf(w, "FMA peak (register-only loop, measured before each run): median %.1f GFLOP/s; executed rate over it %.2f (median over runs)\n",
+					res.PeakGFLOPS, res.PeakRatio)
+			})
 		}
 		res, err := benchDigits(ctx, *images, *runs)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return json.NewEncoder(e.stdout).Encode(res)
-		}
-		fmt.Fprintf(e.stdout, "digits extractor forward+backward, %d images, float32, threads=%d impl=%s conv=%s runs=%d\n",
-			res.Images, res.Threads, res.Impl, res.Conv, res.Runs)
-		fmt.Fprintf(e.stdout, "time: median %.3f s (min %.3f, max %.3f); %.1f GFLOP/s (direct-convolution count: %.1f GFLOP per pass)\n",
-			res.Seconds, res.SecondsMin, res.SecondsMax, res.GFLOPS, res.GFLOP)
-		fmt.Fprintf(e.stdout, "FMA peak (register-only loop, measured before each run): median %.1f GFLOP/s; ratio %.2f (median over runs)\n",
-			res.PeakGFLOPS, res.PeakRatio)
-		return nil
+		return show(res, err, func(w io.Writer) {
+			fmt.Fprintf(w, "digits extractor forward+backward, %d images, float32, threads=%d impl=%s conv=%s runs=%d\n",
+				res.Images, res.Threads, res.Impl, res.Conv, res.Runs)
+			fmt.Fprintf(w, "time: median %.3f s (min %.3f, max %.3f); %.1f GFLOP/s (direct-convolution count: %.1f GFLOP per pass)\n",
+				res.Seconds, res.SecondsMin, res.SecondsMax, res.GFLOPS, res.GFLOP)
+			fmt.Fprintf(w, "FMA peak (register-only loop, measured before each run): median %.1f GFLOP/s; ratio %.2f (median over runs)\n",
+				res.PeakGFLOPS, res.PeakRatio)
+		})
 	case "peak":
 		res := benchPeak()
-		if *asJSON {
-			return json.NewEncoder(e.stdout).Encode(res)
-		}
-		fmt.Fprintf(e.stdout, "FMA peak (register-only float32 multiply-add loop) threads=%d impl=%s: %.1f GFLOP/s\n",
-			res.Threads, res.Impl, res.PeakGFLOPS)
-		return nil
+		return show(res, nil, func(w io.Writer) {
+			fmt.Fprintf(w, "FMA peak (register-only float32 multiply-add loop) threads=%d impl=%s: %.1f GFLOP/s\n",
+				res.Threads, res.Impl, res.PeakGFLOPS)
+		})
 	}
 	res, err := benchMatmul(ctx, *m, *k, *n, *transA, *transB, *runs)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		return enc.Encode(res)
-	}
-	fmt.Fprintf(e.stdout, "matmul float32 m=%d k=%d n=%d transa=%v transb=%v threads=%d impl=%s runs=%d\n",
-		res.M, res.K, res.N, res.TransA, res.TransB, res.Threads, res.Impl, res.Runs)
-	fmt.Fprintf(e.stdout, "GFLOP/s: median %.1f (min %.1f, max %.1f); median time %.3f ms\n",
-		res.GFLOPS, res.GFLOPSMin, res.GFLOPSMax, res.Seconds*1e3)
-	return nil
+	return show(res, err, func(w io.Writer) {
+		fmt.Fprintf(w, "matmul float32 m=%d k=%d n=%d transa=%v transb=%v threads=%d impl=%s runs=%d\n",
+			res.M, res.K, res.N, res.TransA, res.TransB, res.Threads, res.Impl, res.Runs)
+		fmt.Fprintf(w, "GFLOP/s: median %.1f (min %.1f, max %.1f); median time %.3f ms\n",
+			res.GFLOPS, res.GFLOPSMin, res.GFLOPSMax, res.Seconds*1e3)
+	})
 }
 
 // parseFlags parses args into fs. The flag package has already printed any
@@ -291,6 +285,28 @@ func benchPeak() peakResult {
 	return peakResult{Target: "peak", Threads: t, Impl: kernel.Impl(), PeakGFLOPS: kernel.FMAPeak(t, 4*peakTime)}
 }
 
+// timeRuns times runs runs of reps calls of pass, each run preceded by a
+// measurement of the FMA peak on the kernels' threads (for peakTime), and
+// returns the seconds of a call in each run and the peaks.
+func timeRuns(ctx context.Context, runs, reps int, pass func() error) (secs, peaks []float64, err error) {
+	t := kernel.Threads()
+	secs, peaks = make([]float64, runs), make([]float64, runs)
+	for i := range secs {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		peaks[i] = kernel.FMAPeak(t, peakTime)
+		start := time.Now()
+		for range reps {
+			if err := pass(); err != nil {
+				return nil, nil, err
+			}
+		}
+		secs[i] = time.Since(start).Seconds() / float64(reps)
+	}
+	return secs, peaks, nil
+}
+
 // digitsResult is the outcome of "wadn bench digits", also its --json form.
 // GFLOPS counts the direct convolution's multiply-adds (GFLOP per pass), so
 // that the Winograd path, which does fewer, shows as a higher rate.
@@ -330,17 +346,12 @@ func benchDigits(ctx context.Context, images, runs int) (digitsResult, error) {
 	}
 	pass()
 	t := kernel.Threads()
-	secs := make([]float64, runs)
-	peaks := make([]float64, runs)
+	secs, peaks, err := timeRuns(ctx, runs, 1, func() error { pass(); return nil })
+	if err != nil {
+		return digitsResult{}, err
+	}
 	ratios := make([]float64, runs)
-	for i := range secs {
-		if err := ctx.Err(); err != nil {
-			return digitsResult{}, err
-		}
-		peaks[i] = kernel.FMAPeak(t, peakTime)
-		start := time.Now()
-		pass()
-		secs[i] = time.Since(start).Seconds()
+	for i := range ratios {
 		ratios[i] = flops / secs[i] / 1e9 / peaks[i]
 	}
 	median := experiment.Median(slices.Clone(secs))
@@ -430,20 +441,9 @@ func benchDigitsStep(ctx context.Context, batch, runs int) (stepResult, error) {
 		}
 	}
 	t := kernel.Threads()
-	secs := make([]float64, runs)
-	peaks := make([]float64, runs)
-	for i := range secs {
-		if err := ctx.Err(); err != nil {
-			return stepResult{}, err
-		}
-		peaks[i] = kernel.FMAPeak(t, peakTime)
-		start := time.Now()
-		for range stepsPerRun {
-			if err := step(); err != nil {
-				return stepResult{}, err
-			}
-		}
-		secs[i] = time.Since(start).Seconds() / stepsPerRun
+	secs, peaks, err := timeRuns(ctx, runs, stepsPerRun, step)
+	if err != nil {
+		return stepResult{}, err
 	}
 	count := func(alg autodiff.ConvAlgorithm) (float64, error) {
 		defer autodiff.SetConvAlgorithm(autodiff.SetConvAlgorithm(alg))
