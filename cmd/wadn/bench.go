@@ -307,6 +307,16 @@ func timeRuns(ctx context.Context, runs, reps int, pass func() error) (secs, pea
 	return secs, peaks, nil
 }
 
+// peakRatio returns the median over the runs of the rate of flops
+// operations in the run's seconds over the run's peak (GFLOP/s).
+func peakRatio(flops float64, secs, peaks []float64) float64 {
+	ratios := make([]float64, len(secs))
+	for i := range ratios {
+		ratios[i] = flops / secs[i] / 1e9 / peaks[i]
+	}
+	return experiment.Median(ratios)
+}
+
 // digitsResult is the outcome of "wadn bench digits", also its --json form.
 // GFLOPS counts the direct convolution's multiply-adds (GFLOP per pass), so
 // that the Winograd path, which does fewer, shows as a higher rate.
@@ -350,17 +360,13 @@ func benchDigits(ctx context.Context, images, runs int) (digitsResult, error) {
 	if err != nil {
 		return digitsResult{}, err
 	}
-	ratios := make([]float64, runs)
-	for i := range ratios {
-		ratios[i] = flops / secs[i] / 1e9 / peaks[i]
-	}
 	median := experiment.Median(slices.Clone(secs))
 	return digitsResult{
 		Target: "digits", Images: images, Threads: t, Impl: kernel.Impl(),
 		Conv: autodiff.CurrentConvAlgorithm().String(), Runs: runs,
 		Seconds: median, SecondsMin: slices.Min(secs), SecondsMax: slices.Max(secs),
 		GFLOP: flops / 1e9, GFLOPS: flops / median / 1e9,
-		PeakGFLOPS: experiment.Median(peaks), PeakRatio: experiment.Median(ratios),
+		PeakGFLOPS: experiment.Median(peaks), PeakRatio: peakRatio(flops, secs, peaks),
 	}, nil
 }
 
@@ -459,10 +465,6 @@ func benchDigitsStep(ctx context.Context, batch, runs int) (stepResult, error) {
 	if err != nil {
 		return stepResult{}, err
 	}
-	ratios := make([]float64, runs)
-	for i := range ratios {
-		ratios[i] = flops / secs[i] / 1e9 / peaks[i]
-	}
 	median := experiment.Median(slices.Clone(secs))
 	return stepResult{
 		Target: "digits-step", Batch: batch, Threads: t, Impl: kernel.Impl(),
@@ -470,6 +472,6 @@ func benchDigitsStep(ctx context.Context, batch, runs int) (stepResult, error) {
 		Seconds: median, SecondsMin: slices.Min(secs), SecondsMax: slices.Max(secs),
 		GFLOP: flops / 1e9, GFLOPDirect: direct / 1e9,
 		GFLOPS: flops / median / 1e9, GFLOPSDirect: direct / median / 1e9,
-		PeakGFLOPS: experiment.Median(peaks), PeakRatio: experiment.Median(ratios),
+		PeakGFLOPS: experiment.Median(peaks), PeakRatio: peakRatio(flops, secs, peaks),
 	}, nil
 }
