@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/datadir"
 	"github.com/wadn-go/wadn/wadn/dataset"
@@ -18,6 +20,8 @@ import (
 // benchRunEpochs is the length of the runs BenchmarkDigitsRun times.
 const benchRunEpochs = 2
 
+var benchImpl = flag.String("bench.impl", "", "BenchmarkDigitsRun: the kernels to run (default: this machine's fastest)")
+
 // BenchmarkDigitsRun times whole WADN Digits runs at the defaults (target
 // usps, unsupervised adaptation, batches of 20 images per domain, seed 0)
 // cut to benchRunEpochs epochs: every step, the evaluations and the solves
@@ -25,8 +29,16 @@ const benchRunEpochs = 2
 // directory; the data are loaded before the clock starts. It reports the
 // wall time per epoch (s/epoch) and the part of it the steps took (the
 // epoch log's seconds, step-s/epoch). It needs the data directory
-// (WADN_DATA).
+// (WADN_DATA). -bench.impl selects other kernels the machine has (avx2 on
+// an AVX-512 machine).
 func BenchmarkDigitsRun(b *testing.B) {
+	if *benchImpl != "" {
+		prev, err := kernel.SetImpl(*benchImpl)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer kernel.SetImpl(prev)
+	}
 	dir, ok := datadir.Find()
 	if !ok {
 		b.Skipf("no data directory (set %s)", datadir.Env)
