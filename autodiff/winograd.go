@@ -28,11 +28,14 @@ import (
 // summed over the chunks for the filter gradient, dV[ξ] = U[ξ]ᵀ dM[ξ] and
 // the adjoint input transform for the input gradient.
 //
-// The threads take whole chunks, so that they meet only at the end of a
-// pass; the filter gradient is summed in a fixed number of partial sums
-// (winoAccumulators), never in an order that depends on the threads, so the
-// results have the same bits for every thread count. The error against the
-// exact convolution is bounded as package audit states and checks.
+// With many chunks a thread the threads take whole chunks, so that they
+// meet only at the end of a pass; with few (the small batches of training,
+// winoShared) they take the chunks one after the other together, sharing
+// out each phase of a chunk. Either way the filter gradient is summed in a
+// fixed number of partial sums (winoAccumulators), never in an order that
+// depends on the threads, so the results have the same bits for every
+// thread count. The error against the exact convolution is bounded as
+// package audit states and checks.
 
 // ConvAlgorithm selects how Conv2d computes the convolutions the Winograd
 // path can take: float32, 3x3 filters, stride 1, at least winoMinChannels
