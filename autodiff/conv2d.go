@@ -58,7 +58,9 @@ func conv2dNode[T kernel.Float](g *convGeom, x, w, b *Tensor[T]) *Tensor[T] {
 		bd = b.data
 		inputs = append(inputs, b)
 	}
-	convForward(g, n, f, x.data, w.data, bd, y.data)
+	// The Winograd path keeps its transformed filters for the input
+	// gradient of the backward pass, when there is to be one.
+	fu := convForwardKeep(g, n, f, x.data, w.data, bd, y.data, x.requiresGrad)
 	var out *Tensor[T]
 	bw := func(dy *Tensor[T], createGraph bool) []*Tensor[T] {
 		grads := make([]*Tensor[T], len(inputs))
@@ -88,10 +90,13 @@ func conv2dNode[T kernel.Float](g *convGeom, x, w, b *Tensor[T]) *Tensor[T] {
 			grads[2] = empty[T](f)
 			db = grads[2].data
 		}
-		convBackwardBias(g, n, f, x.data, w.data, dy.data, dx, dw, db)
+		convBackwardKept(g, n, f, x.data, w.data, dy.data, dx, dw, db, fu)
 		return grads
 	}
 	out = newOp("Conv2d", y, inputs, bw)
+	if fu.u != nil {
+		out.retain(newTensor(fromAs32[T](fu.u), []int{len(fu.u)}, true))
+	}
 	return out
 }
 
@@ -274,9 +279,23 @@ func convChunk(g *convGeom, n int) int {
 // as one more column of the filters, b, against one more row of the column
 // matrix, all ones, so that spreading the product is a plain copy.
 func convForward[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T) {
+	convForwardKeep(g, n, f, x, w, b, y, false)
+}
+
+// keptFilters are the transformed filters (winoFilter's u) a Winograd
+// forward pass keeps for its backward pass, and the tile they are for.
+type keptFilters struct {
+	tile kernel.WinogradTile
+	u    []float32 // a pooled buffer; nil when none is kept
+}
+
+// convForwardKeep is convForward that, when keep is set and the
+// convolution takes a Winograd path, returns the transformed filters it
+// computed, for convBackwardKept; the caller releases them.
+func convForwardKeep[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T, keep bool) keptFilters {
 	if tile := winoTile[T](g, n, f); tile != 0 {
-		winoForward(tile, g, n, f, as32(x), as32(w), as32(b), as32(y))
-		return
+		u := winoForward(tile, g, n, f, as32(x), as32(w), as32(b), as32(y), keep)
+		return keptFilters{tile, u}
 	}
 	K, P := g.colRows, g.outPixels
 	chw := g.c * g.h * g.w
@@ -295,7 +314,7 @@ func convForward[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T) {
 		if b != nil {
 			release(wb)
 		}
-		return
+		return keptFilters{}
 	}
 	cols := alloc[T](kb * nb * P)
 	tmp := alloc[T](f * nb * P)
@@ -328,6 +347,7 @@ func convForward[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T) {
 	if b != nil {
 		release(wb)
 	}
+	return keptFilters{}
 }
 
 // eachImage runs fn on the images [0, n) in order on the calling goroutine
@@ -455,7 +475,19 @@ func convBackward[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw []T) {
 // row in cache, and the rows' sums are added per filter in image order as in
 // convBiasSum, so the result has the same bits.
 func convBackwardBias[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T) {
+	convBackwardKept(g, n, f, x, w, dy, dx, dw, db, keptFilters{})
+}
+
+// convBackwardKept is convBackwardBias that takes the input gradient's
+// transformed filters from fu, as convForwardKeep kept them, when they are
+// for the tile the Winograd path takes (the same bits as computing them
+// again).
+func convBackwardKept[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T, fu keptFilters) {
 	if tile := winoTile[T](g, n, f); tile != 0 {
+		var u []float32
+		if fu.tile == tile {
+			u = fu.u
+		}
 		if dx == nil && dw == nil {
 			if db != nil {
 				convBiasSum(dy, n, f, g.outPixels, db)
@@ -466,7 +498,7 @@ func convBackwardBias[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, d
 		if db != nil {
 			sums = alloc[T](n * f)
 		}
-		winoBackward(tile, g, n, f, as32(x), as32(w), as32(dy), as32(dx), as32(dw), as32(sums))
+		winoBackward(tile, g, n, f, as32(x), as32(w), as32(dy), as32(dx), as32(dw), as32(sums), u)
 		if db != nil {
 			biasFromSums(sums, n, f, db)
 			release(sums)

@@ -35,6 +35,15 @@ func SetWinogradCols(n int) int {
 	return prev
 }
 
+// SetWinogradSharedChunks sets winoSharedChunks, the chunks per thread
+// below which the threads share each chunk's work out, and returns the
+// previous value.
+func SetWinogradSharedChunks(n int) int {
+	prev := winoSharedChunks
+	winoSharedChunks = n
+	return prev
+}
+
 // WinogradTileFor returns the Winograd tile Conv2d of x [n, c, h, w] with f
 // filters of kh x kw, stride and padding takes for float32, or 0 when it
 // runs direct.

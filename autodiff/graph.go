@@ -41,6 +41,7 @@ func newOp[T kernel.Float](name string, out *Tensor[T], inputs []*Tensor[T], bw 
 		n.backward = bw
 	}
 	out.node = n
+	kernel.AddFlops(len(out.data)) // one operation per value, in the count of element-wise work
 	trace(name, out)
 	return out
 }
@@ -228,6 +229,13 @@ func (e *engine[T]) run(ys, seeds, xs []*Tensor[T], createGraph bool) ([]*Tensor
 		if tracer.Load() != nil {
 			for _, gi := range grads {
 				trace(n.name+" backward", gi)
+			}
+		}
+		if !createGraph { // (with createGraph newOp counted them)
+			for _, gi := range grads {
+				if gi != nil {
+					kernel.AddFlops(len(gi.data))
+				}
 			}
 		}
 		if len(grads) != len(n.inputs) {

@@ -28,11 +28,14 @@ import (
 // summed over the chunks for the filter gradient, dV[ξ] = U[ξ]ᵀ dM[ξ] and
 // the adjoint input transform for the input gradient.
 //
-// The threads take whole chunks, so that they meet only at the end of a
-// pass; the filter gradient is summed in a fixed number of partial sums
-// (winoAccumulators), never in an order that depends on the threads, so the
-// results have the same bits for every thread count. The error against the
-// exact convolution is bounded as package audit states and checks.
+// With many chunks a thread the threads take whole chunks, so that they
+// meet only at the end of a pass; with few (the small batches of training,
+// winoShared) they take the chunks one after the other together, sharing
+// out each phase of a chunk. Either way the filter gradient is summed in a
+// fixed number of partial sums (winoAccumulators), never in an order that
+// depends on the threads, so the results have the same bits for every
+// thread count. The error against the exact convolution is bounded as
+// package audit states and checks.
 
 // ConvAlgorithm selects how Conv2d computes the convolutions the Winograd
 // path can take: float32, 3x3 filters, stride 1, at least winoMinChannels
@@ -228,6 +231,14 @@ func as32[T kernel.Float](x []T) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
 }
 
+// fromAs32 views x as []T for a 4-byte float type T, the inverse of as32.
+func fromAs32[T kernel.Float](x []float32) []T {
+	if unsafe.Sizeof(T(0)) != 4 {
+		panic("autodiff: fromAs32 of an 8-byte type")
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
 // Test hooks: the transforms the Winograd path calls and the G matrices of
 // its filter transforms. Tests swap them for wrong ones to see that the
 // error bound catches them.
@@ -257,6 +268,7 @@ const winoFilterBlock = 256
 func winoFilter(t kernel.WinogradTile, u, w []float32, f, c int) {
 	G, a := winoG[t], t.Size()
 	fc := f * c
+	kernel.AddFlops(fc * 5 * (3*a + a*a)) // Comb3 and Comb3To32: 3 multiplies, 2 adds
 	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
 	parallelRange(blocks, 8, func(lo, hi int) {
 		const B = winoFilterBlock
@@ -338,6 +350,7 @@ func releasePacks(p winoPacked) {
 // float64 and rounded once.
 func winoFilterAdj(t kernel.WinogradTile, dw []float32, dus [][]float32, fc int) {
 	G, a := winoG[t], t.Size()
+	kernel.AddFlops(fc * (a*a*len(dus) + 2*3*a*a + 2*9*a)) // the partial sums' adds, AddScaled's multiply-adds
 	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
 	parallelRange(blocks, 8, func(lo, hi int) {
 		const B = winoFilterBlock
@@ -400,69 +413,140 @@ func scratch(n int) []float32 { return allocZeroed[float32](n) }
 // winoAccumulators is the number of partial sums of the filter gradient:
 // chunk k of the batch adds into partial sum k mod winoAccumulators, each
 // partial sum takes its chunks in order, and the partial sums are added in
-// order at the end. The threads share the partial sums out, so the result
-// has the same bits for every thread count; a backward pass that needs the
-// filter gradient runs on at most this many threads, as many as the
-// project's machines have cores.
+// order at the end. Whether the threads share the partial sums out (a chunk
+// each) or share each chunk's work out (winoShared), the result has the
+// same bits for every thread count.
 const winoAccumulators = 2
 
-// winoWorker holds the buffers one thread uses for its chunks.
-type winoWorker struct {
-	v, m    []float32 // V (then dV), and M (or dM)
-	in, out []float32 // interleaved input and output planes of one block
+// winoSharedChunks decides how the threads share a pass out: with fewer
+// than winoSharedChunks chunks per thread, the threads take the chunks one
+// after the other together, each taking its part of every phase of the
+// chunk (the transforms of blocks and channels, the products of positions
+// ξ); with more, each thread takes whole chunks, and a backward pass that
+// needs the filter gradient runs on at most winoAccumulators threads. The
+// small batches of training have too few chunks to keep the threads busy
+// with whole ones. It is a variable so that tests can force either way.
+var winoSharedChunks = 4
+
+// winoShared reports whether a pass of the given chunks shares each chunk
+// among threads threads.
+func winoShared(chunks, threads int) bool { return threads > 1 && chunks < winoSharedChunks*threads }
+
+// winoPlanes are the buffers of one part of a chunk's transforms: the
+// interleaved input and output planes of one block.
+type winoPlanes struct {
+	in, out []float32
+	dirty   bool // in's padding holds an adjoint's values, not zeros
 }
 
-func (wg *winoGeom) newWorker(f int) *winoWorker {
-	return &winoWorker{
-		v:   alloc[float32](wg.pos * xiStride(wg.c, wg.cols)),
-		m:   alloc[float32](wg.pos * xiStride(f, wg.cols)),
-		in:  scratch(wg.inLen),
-		out: scratch(wg.outLen),
+// winoWork holds the buffers of one chunk at a time: the matrices V (then
+// dV) and M (or dM) of the chunk, and the planes of each of the parts that
+// share its phases out.
+type winoWork struct {
+	v, m   []float32
+	planes []winoPlanes
+}
+
+// newWork returns the buffers of parts parts running the chunks of
+// convolutions with f filters.
+func (wg *winoGeom) newWork(f, parts int) *winoWork {
+	ww := &winoWork{
+		v:      alloc[float32](wg.pos * xiStride(wg.c, wg.cols)),
+		m:      alloc[float32](wg.pos * xiStride(f, wg.cols)),
+		planes: make([]winoPlanes, parts),
+	}
+	for p := range ww.planes {
+		ww.planes[p] = winoPlanes{in: scratch(wg.inLen), out: scratch(wg.outLen)}
+	}
+	return ww
+}
+
+func (ww *winoWork) release() {
+	release(ww.v)
+	release(ww.m)
+	for _, pl := range ww.planes {
+		release(pl.in)
+		release(pl.out)
 	}
 }
 
-func (ww *winoWorker) release() {
-	release(ww.v)
-	release(ww.m)
-	release(ww.in)
-	release(ww.out)
+// each runs fn on the items [0, n) of one phase of a chunk: in order on
+// the calling goroutine with one part, otherwise on the parts' goroutines,
+// each taking the next item not taken with its own planes. The items of a
+// phase must not depend on each other.
+func (ww *winoWork) each(n int, fn func(pl *winoPlanes, i int)) {
+	if len(ww.planes) == 1 {
+		for i := range n {
+			fn(&ww.planes[0], i)
+		}
+		return
+	}
+	shareOut(len(ww.planes), n, func(p, i int) { fn(&ww.planes[p], i) })
+}
+
+// shareOut runs fn(part, i) for every i in [0, n) on min(parts, n)
+// goroutines (kernel.Parallel), each taking the next i not taken.
+func shareOut(parts, n int, fn func(part, i int)) {
+	var next atomic.Int64
+	kernel.Parallel(min(parts, n), func(p int) {
+		for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+			fn(p, i)
+		}
+	})
 }
 
 // winoForward is convForward on the Winograd path with the given tile: y (n
 // x f x oh x ow) is the convolution of x (n x c x h x w) with w (f x c x 3 x
-// 3) plus b (f values, or nil). The threads take whole chunks, the next
-// free one each.
-func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32) {
+// 3) plus b (f values, or nil). The threads share the chunks out, or each
+// chunk's work (winoShared). With keep set it returns the transformed
+// filters (winoFilter's u, a pooled buffer the caller releases), nil
+// otherwise.
+func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32, keep bool) (kept []float32) {
 	wg := newWinoGeom(g, tile)
 	C, pos := g.c, wg.pos
 	u := alloc[float32](pos * f * C)
 	winoFilter(tile, u, w, f, C)
 	pu := packFilters(u, false, pos, f, C)
-	release(u)
+	if keep {
+		kept = u
+	} else {
+		release(u)
+	}
 	chunks := wg.chunks(n)
-	var next atomic.Int64
-	kernel.Parallel(min(kernel.Threads(), len(chunks)), func(int) {
-		ww := wg.newWorker(f)
-		for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
-			wg.forwardChunk(ww, pu, chunks[k], f, x, b, y)
+	if t := kernel.Threads(); winoShared(len(chunks), t) {
+		ww := wg.newWork(f, min(t, wg.pos))
+		for _, ch := range chunks {
+			wg.forwardChunk(ww, pu, ch, f, x, b, y)
 		}
 		ww.release()
-	})
+	} else {
+		var next atomic.Int64
+		kernel.Parallel(min(t, len(chunks)), func(int) {
+			ww := wg.newWork(f, 1)
+			for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
+				wg.forwardChunk(ww, pu, chunks[k], f, x, b, y)
+			}
+			ww.release()
+		})
+	}
 	releasePacks(pu)
+	return kept
 }
 
-// forwardChunk computes the output of one chunk.
-func (wg *winoGeom) forwardChunk(ww *winoWorker, pu winoPacked, ch winoChunk, f int, x, b, y []float32) {
+// forwardChunk computes the output of one chunk: the input transforms of
+// its blocks and channels, the products of the positions, the output
+// transforms of its blocks and filters, each phase shared out by ww.each.
+func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f int, x, b, y []float32) {
 	C, L, T := wg.c, kernel.Lanes, ch.cols
 	vs, ms := xiStride(C, T), xiStride(f, T)
-	for it := 0; it < ch.blocks*C; it++ {
-		wg.transformIn(ww.v, x, ww.in, ch, it/C, it%C)
-	}
-	for xi := range wg.pos {
+	ww.each(ch.blocks*C, func(pl *winoPlanes, it int) {
+		wg.transformIn(ww.v, x, pl.in, ch, it/C, it%C)
+	})
+	ww.each(wg.pos, func(_ *winoPlanes, xi int) {
 		kernel.GemmPacked(&pu[xi], false, T, ww.v[xi*vs:], T, 0, ww.m[xi*ms:], T)
-	}
+	})
 	ofc := f * wg.outPlane
-	for it := 0; it < ch.blocks*f; it++ {
+	ww.each(ch.blocks*f, func(pl *winoPlanes, it int) {
 		blk, fi := it/f, it%f
 		var bias float32
 		if b != nil {
@@ -470,29 +554,37 @@ func (wg *winoGeom) forwardChunk(ww *winoWorker, pu winoPacked, ch winoChunk, f 
 		}
 		col := fi*T + blk*wg.tiles*L
 		for ty := 0; ty < wg.th; ty++ {
-			winoOut(wg.tile, ww.out[wg.m*ty*wg.opw*L:], wg.opw*L, ww.m[col+ty*wg.tw*L:], ms, wg.tw, bias)
+			winoOut(wg.tile, pl.out[wg.m*ty*wg.opw*L:], wg.opw*L, ww.m[col+ty*wg.tw*L:], ms, wg.tw, bias)
 		}
 		img := ch.n0 + blk*L
-		kernel.Deinterleave8(y[img*ofc+fi*wg.outPlane:], ofc, ww.out, wg.outOffs, ch.lanes(blk))
-	}
+		kernel.Deinterleave8(y[img*ofc+fi*wg.outPlane:], ofc, pl.out, wg.outOffs, ch.lanes(blk))
+	})
 }
 
 // winoBackward is convBackward on the Winograd path with the given tile:
 // for the gradient dy (n x f x oh x ow) of the output it sets dx (n x c x h
 // x w, needs w) and dw (f x c x 3 x 3, needs x), each skipped when nil, and
 // when sums is not nil sums[i*f+j] to the sum of dy's row (i, j), as
-// kernel.Sum takes it. The threads take whole chunks: the next free one
-// each when only dx is wanted, otherwise those of their share of the
-// partial sums of dw.
-func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums []float32) {
+// kernel.Sum takes it. The threads share each chunk's work out
+// (winoShared), or take whole chunks: the next free one each when only dx
+// is wanted, otherwise those of their share of the partial sums of dw. u,
+// when not nil, holds the transformed filters of w for tile (winoFilter's
+// u, which winoForward kept), which dx then uses rather than computing them
+// again.
+func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums, u []float32) {
 	wg := newWinoGeom(g, tile)
 	C, pos := g.c, wg.pos
 	var put winoPacked // the transposed transformed filters, packed
 	if dx != nil {
-		u := alloc[float32](pos * f * C)
-		winoFilter(tile, u, w, f, C)
+		own := u == nil
+		if own {
+			u = alloc[float32](pos * f * C)
+			winoFilter(tile, u, w, f, C)
+		}
 		put = packFilters(u, true, pos, f, C)
-		release(u)
+		if own {
+			release(u)
+		}
 	}
 	chunks := wg.chunks(n)
 	var acc [][]float32 // the partial sums of the transformed dw
@@ -502,26 +594,43 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 			acc[k] = alloc[float32](pos * f * C)
 		}
 	}
-	workers := min(kernel.Threads(), len(chunks))
-	if dw != nil {
-		workers = min(workers, len(acc))
+	// chunk runs chunk k on ww, adding into its partial sum of dw.
+	chunk := func(ww *winoWork, k int) {
+		var du []float32
+		if acc != nil {
+			du = acc[k%len(acc)]
+		}
+		wg.backwardChunk(ww, put, du, k < len(acc), chunks[k], f, x, dy, dx, sums)
 	}
-	var next atomic.Int64
-	kernel.Parallel(workers, func(p int) {
-		ww := wg.newWorker(f)
-		if dw == nil {
-			for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
-				wg.backwardChunk(ww, put, nil, false, chunks[k], f, x, dy, dx, sums)
-			}
-		} else {
-			for k := range chunks {
-				if k%len(acc)%workers == p {
-					wg.backwardChunk(ww, put, acc[k%len(acc)], k < len(acc), chunks[k], f, x, dy, dx, sums)
-				}
-			}
+	t := kernel.Threads()
+	switch {
+	case winoShared(len(chunks), t):
+		ww := wg.newWork(f, min(t, wg.pos))
+		for k := range chunks {
+			chunk(ww, k)
 		}
 		ww.release()
-	})
+	case dw == nil:
+		var next atomic.Int64
+		kernel.Parallel(min(t, len(chunks)), func(int) {
+			ww := wg.newWork(f, 1)
+			for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
+				chunk(ww, k)
+			}
+			ww.release()
+		})
+	default:
+		workers := min(t, len(chunks), len(acc))
+		kernel.Parallel(workers, func(p int) {
+			ww := wg.newWork(f, 1)
+			for k := range chunks {
+				if k%len(acc)%workers == p {
+					chunk(ww, k)
+				}
+			}
+			ww.release()
+		})
+	}
 	if dw != nil {
 		winoFilterAdj(tile, dw, acc, f*C)
 		for _, a := range acc {
@@ -533,16 +642,30 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 	}
 }
 
-// backwardChunk runs one chunk of winoBackward: the transformed output
-// gradient dM (and the row sums of dy when sums is not nil), then for each
-// position the filter-gradient product added into du (overwriting it when
-// first is set; skipped when du is nil) and the input-gradient product
-// (skipped when dx is nil), and the adjoint input transform.
-func (wg *winoGeom) backwardChunk(ww *winoWorker, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx, sums []float32) {
+// backwardChunk runs one chunk of winoBackward, each phase shared out by
+// ww.each: the transformed output gradient dM (and the row sums of dy when
+// sums is not nil) beside the input transforms V (when du is not nil), then
+// for each position the filter-gradient product added into du (overwriting
+// it when first is set; skipped when du is nil) and the input-gradient
+// product (skipped when dx is nil), and the adjoint input transforms.
+func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx, sums []float32) {
 	C, L, T := wg.c, kernel.Lanes, ch.cols
 	vs, ms := xiStride(C, T), xiStride(f, T)
 	ofc, chw := f*wg.outPlane, C*wg.inPlane
-	for it := 0; it < ch.blocks*f; it++ {
+	outs, ins := ch.blocks*f, 0
+	if du != nil {
+		ins = ch.blocks * C
+	}
+	ww.each(outs+ins, func(pl *winoPlanes, it int) {
+		if it >= outs {
+			if pl.dirty { // the padding, after an adjoint
+				clear(pl.in)
+				pl.dirty = false
+			}
+			it -= outs
+			wg.transformIn(ww.v, x, pl.in, ch, it/C, it%C)
+			return
+		}
 		blk, fi := it/f, it%f
 		img := ch.n0 + blk*L
 		if sums != nil {
@@ -551,23 +674,17 @@ func (wg *winoGeom) backwardChunk(ww *winoWorker, put winoPacked, du []float32, 
 				sums[(img+l)*f+fi] = kernel.Sum(dy[o : o+wg.outPlane])
 			}
 		}
-		kernel.Interleave8(ww.out, wg.outOffs, dy[img*ofc+fi*wg.outPlane:], ofc, ch.lanes(blk))
+		kernel.Interleave8(pl.out, wg.outOffs, dy[img*ofc+fi*wg.outPlane:], ofc, ch.lanes(blk))
 		col := fi*T + blk*wg.tiles*L
 		for ty := 0; ty < wg.th; ty++ {
-			winoOutAdj(wg.tile, ww.m[col+ty*wg.tw*L:], ms, ww.out[wg.m*ty*wg.opw*L:], wg.opw*L, wg.tw)
+			winoOutAdj(wg.tile, ww.m[col+ty*wg.tw*L:], ms, pl.out[wg.m*ty*wg.opw*L:], wg.opw*L, wg.tw)
 		}
-	}
-	if du != nil {
-		clear(ww.in) // the padding, after the last chunk's adjoint
-		for it := 0; it < ch.blocks*C; it++ {
-			wg.transformIn(ww.v, x, ww.in, ch, it/C, it%C)
-		}
-	}
+	})
 	var beta float32 = 1
 	if first {
 		beta = 0
 	}
-	for xi := range wg.pos {
+	ww.each(wg.pos, func(_ *winoPlanes, xi int) {
 		// V's position xi is read by the filter-gradient product, then
 		// overwritten by dV.
 		if du != nil {
@@ -576,18 +693,19 @@ func (wg *winoGeom) backwardChunk(ww *winoWorker, put winoPacked, du []float32, 
 		if dx != nil {
 			kernel.GemmPacked(&put[xi], false, T, ww.m[xi*ms:], T, 0, ww.v[xi*vs:], T)
 		}
-	}
+	})
 	if dx == nil {
 		return
 	}
-	for it := 0; it < ch.blocks*C; it++ {
+	ww.each(ch.blocks*C, func(pl *winoPlanes, it int) {
 		blk, c := it/C, it%C
-		clear(ww.in)
+		clear(pl.in)
+		pl.dirty = true
 		col := c*T + blk*wg.tiles*L
 		for ty := 0; ty < wg.th; ty++ {
-			winoInAdj(wg.tile, ww.in[wg.m*ty*wg.wp*L:], wg.wp*L, ww.v[col+ty*wg.tw*L:], vs, wg.tw)
+			winoInAdj(wg.tile, pl.in[wg.m*ty*wg.wp*L:], wg.wp*L, ww.v[col+ty*wg.tw*L:], vs, wg.tw)
 		}
 		img := ch.n0 + blk*L
-		kernel.Deinterleave8(dx[img*chw+c*wg.inPlane:], chw, ww.in, wg.inOffs, ch.lanes(blk))
-	}
+		kernel.Deinterleave8(dx[img*chw+c*wg.inPlane:], chw, pl.in, wg.inOffs, ch.lanes(blk))
+	})
 }

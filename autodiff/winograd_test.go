@@ -51,8 +51,24 @@ func f32convBias(t *testing.T, alg autodiff.ConvAlgorithm, s convShape, x, w, b,
 // TestConvWinogradMatchesDirect compares both Winograd paths with the
 // direct one on shapes with partial 8-image blocks, several chunks (a small
 // column budget), padding, odd sizes and tiles cut by the edges, and checks
-// that the results have the same bits on 1, 2 and 3 threads.
+// that the results have the same bits on 1, 2 and 3 threads, with the
+// threads taking whole chunks and sharing each chunk's work out.
 func TestConvWinogradMatchesDirect(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		shared int // winoSharedChunks
+	}{
+		{"whole chunks", 0},
+		{"shared chunks", 1 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer autodiff.SetWinogradSharedChunks(autodiff.SetWinogradSharedChunks(tc.shared))
+			convWinogradMatchesDirect(t)
+		})
+	}
+}
+
+func convWinogradMatchesDirect(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	shapes := []convShape{
 		{n: 13, c: 64, h: 15, w: 15, f: 128, kh: 3, kw: 3, stride: 1, pad: 0, bias: true},

@@ -102,10 +102,16 @@ type adadeltaCoef[T kernel.Float] struct {
 	lr, rho, omr, eps, wd T
 }
 
+// adadeltaOps is the operations adadeltaGo does per element without weight
+// decay, for kernel's count: 13 multiplies and adds, 2 square roots, a
+// division and 2 comparisons.
+const adadeltaOps = 18
+
 // adadeltaUpdate is one Adadelta update of p from gradient g, with running
 // averages sq (of g*g) and acc (of delta*delta). It uses the assembly kernel
 // where there is one and adadeltaGo for the rest.
 func adadeltaUpdate[T kernel.Float](p, g, sq, acc []T, k *adadeltaCoef[T]) {
+	kernel.AddFlops(adadeltaOps * len(g))
 	done := 0
 	if isFloat32[T]() {
 		done = adadeltaAsm(f32s(p), f32s(g), f32s(sq), f32s(acc), (*adadeltaCoef[float32])(unsafe.Pointer(k)))

@@ -9,7 +9,8 @@ untimed ones, with torch.set_num_threads(--threads):
              (ceil mode), ReLU], 64, 128 and 256 filters, flattened to 2304
              features. Compare with `wadn bench digits --threads N`.
   step       one WADN training step of the Digits network as package wadn
-             runs it: 3 source batches and 1 target batch of 128 images
+             runs it: 3 source batches and 1 target batch of --batch images
+             (default 128; the default schedule of the runs takes 20)
              through the extractor in one pass; the classifier FC [2304, 512]
              ReLU [512, 100] ReLU [100, 10] with the alpha-weighted
              cross-entropy of each source; per source a critic FC [2304, 256]
@@ -18,7 +19,8 @@ untimed ones, with torch.set_num_threads(--threads):
              sqrt(sum g^2 + 1e-10)); the explicit term between the sources'
              and the target's class centroids (moving averages); one backward
              pass and one Adadelta update of every parameter. Compare with
-             `go test -run '^$' -bench DigitsStep -cpu N ./wadn/`.
+             `go test -run '^$' -bench DigitsStep -cpu N ./wadn/` (128) or
+             `wadn bench digits --step --batch B --threads N`.
 
 GFLOP/s counts the direct convolution's multiply-adds, as wadn does: per
 layer 2*N*F*C*9*OH*OW for the forward pass and the filter gradient, and for
@@ -29,6 +31,7 @@ Run it with Debian's python3-torch (apt-get install python3-torch), e.g.
 
   /usr/bin/python3 scripts/torch_digits.py --threads 1
   /usr/bin/python3 scripts/torch_digits.py --threads 2 --only extractor
+  /usr/bin/python3 scripts/torch_digits.py --threads 2 --only step --batch 20
 
 It prints one JSON object per measurement.
 """
@@ -103,15 +106,16 @@ def centroid(z, y, old, keep):
 class Step:
     """One WADN Digits step, with the default hyperparameters of package wadn."""
 
-    def __init__(self):
+    def __init__(self, batch=BATCH):
+        self.batch = batch
         self.ext = extractor()
         self.cls = mlp([2304, 512, 100, CLASSES])
         self.critics = nn.ModuleList(mlp([2304, 256, 1]) for _ in range(SOURCES))
         self.opt = torch.optim.Adadelta(
             list(self.ext.parameters()) + list(self.cls.parameters()) + list(self.critics.parameters()), lr=1.0)
-        self.xs = [torch.randn(BATCH, 3, 32, 32) for _ in range(SOURCES)]
-        self.ys = [torch.randint(0, CLASSES, (BATCH,)) for _ in range(SOURCES)]
-        self.xt = torch.randn(BATCH, 3, 32, 32)
+        self.xs = [torch.randn(batch, 3, 32, 32) for _ in range(SOURCES)]
+        self.ys = [torch.randint(0, CLASSES, (batch,)) for _ in range(SOURCES)]
+        self.xt = torch.randn(batch, 3, 32, 32)
         self.alpha = torch.rand(SOURCES, CLASSES) + 0.5
         self.lam = torch.full((SOURCES,), 1.0 / SOURCES)
         self.tbar = torch.full((CLASSES,), 1.0 / CLASSES)
@@ -120,7 +124,7 @@ class Step:
         self.eps, self.c0, self.gp, self.keep = 0.5, 0.01, 10.0, 0.7
 
     def __call__(self):
-        T, B = SOURCES, BATCH
+        T, B = SOURCES, self.batch
         z = self.ext(torch.cat(self.xs + [self.xt]))
         logits = self.cls(z)
         zr = GradReverse.apply(z)
@@ -181,10 +185,11 @@ def main():
     p.add_argument("--runs", type=int, default=5, help="timed runs (default 5)")
     p.add_argument("--warmup", type=int, default=2, help="untimed runs first (default 2)")
     p.add_argument("--only", choices=("extractor", "step"), help="run one measurement only")
+    p.add_argument("--batch", type=int, default=BATCH, help=f"step: images of each domain (default {BATCH})")
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
-    if a.threads < 1 or a.runs < 1 or a.warmup < 0:
-        p.error("--threads and --runs must be at least 1, --warmup at least 0")
+    if a.threads < 1 or a.runs < 1 or a.warmup < 0 or a.batch < 1:
+        p.error("--threads, --runs and --batch must be at least 1, --warmup at least 0")
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
     common = {"framework": "pytorch", "version": torch.__version__, "threads": a.threads,
@@ -205,9 +210,9 @@ def main():
                           "seconds_min": min(secs), "seconds_max": max(secs),
                           "gflop_per_pass": gflop, "gflops": gflop / med}))
     if a.only in (None, "step"):
-        step = Step()
+        step = Step(a.batch)
         secs = time_runs(step, a.warmup, a.runs)
-        print(json.dumps({"target": "digits_step", "batch": BATCH, "sources": SOURCES, **common,
+        print(json.dumps({"target": "digits_step", "batch": a.batch, "sources": SOURCES, **common,
                           "seconds": statistics.median(secs), "seconds_min": min(secs),
                           "seconds_max": max(secs)}))
 

@@ -7,7 +7,6 @@ import (
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/numerics"
 	"github.com/wadn-go/wadn/wadn/dataset"
-	"github.com/wadn-go/wadn/wadn/method"
 	"github.com/wadn-go/wadn/wadn/nets"
 )
 
@@ -32,28 +31,9 @@ func benchSparse(name string, n int, seed uint64) data.Subset {
 	return data.Subset{Domain: name, From: "train", Split: data.Split{Sparse: c, Y: y, NumClasses: 2}}
 }
 
-// benchImages returns n random 3x32x32 images with 10 classes.
-func benchImages(name string, n int, seed uint64) data.Subset {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	pix := make([]uint8, n*3*32*32)
-	for i := range pix {
-		pix[i] = uint8(rng.IntN(256))
-	}
-	y := make([]int, n)
-	for i := range y {
-		y[i] = rng.IntN(10)
-	}
-	return data.Subset{Domain: name, From: "train",
-		Split: data.Split{Dense: &data.Dense{N: n, Shape: []int{3, 32, 32}, Pix: pix, Scale: 1}, Y: y, NumClasses: 10}}
-}
-
 // benchStep times WADN's training step with the defaults of ds on task.
 func benchStep(b *testing.B, task *data.Task, ds *dataset.Dataset, net nets.Network, batch int) {
-	tr := method.DefaultTrain(ds)
-	if batch > 0 {
-		tr.Batch = batch
-	}
-	r, err := method.NewRun(method.Config{Method: Method, Settings: Method.Settings(ds, data.UDA), Task: task, Scenario: data.UDA, Net: net, Train: tr}, 1)
+	r, err := NewBenchRun(task, ds, net, batch)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -104,19 +84,13 @@ func BenchmarkAmazonStepPaperLayout(b *testing.B) {
 // 3 sources and the target, 128 images each (the paper's batch, and that of
 // scripts/torch_digits.py).
 func BenchmarkDigitsStep(b *testing.B) {
-	benchStep(b, digitsBenchTask(), dataset.Digits, nets.Digits{}, 128)
+	benchStep(b, DigitsBenchTask(), dataset.Digits, nets.Digits{}, 128)
 }
 
 // BenchmarkDigitsStepDefault times the step at the default schedule's
 // batch of 20 images per domain.
 func BenchmarkDigitsStepDefault(b *testing.B) {
-	benchStep(b, digitsBenchTask(), dataset.Digits, nets.Digits{}, 0)
-}
-
-func digitsBenchTask() *data.Task {
-	return &data.Task{Dataset: "digits", Target: "t", NumClasses: 10,
-		Sources:     []data.Subset{benchImages("a", 256, 1), benchImages("b", 256, 2), benchImages("c", 256, 3)},
-		TargetTrain: benchImages("t", 256, 4), TargetTest: benchImages("t", 16, 5)}
+	benchStep(b, DigitsBenchTask(), dataset.Digits, nets.Digits{}, 0)
 }
 
 // BenchmarkDigitsStepReference is BenchmarkDigitsStep in the reference

@@ -346,6 +346,7 @@ func GemmPacked[T Float](p *PackedA[T], transB bool, n int, b []T, ldb int, beta
 		scaleMatrix(m, n, beta, c, ldc)
 		return
 	}
+	gemmFlops(m, n, k)
 	bl := blockingFor[T]()
 	s := getScratch[T](bl)
 	gemmBlocks(bl, s, p, false, transB, m, n, k, 1, nil, 0, b, ldb, beta, c, ldc)

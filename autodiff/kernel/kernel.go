@@ -72,6 +72,7 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 	if gemmTrivial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
+	gemmFlops(m, n, k)
 	gemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
@@ -98,6 +99,7 @@ func GemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda i
 	if gemmTrivial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
+	gemmFlops(m, n, k)
 	bl := blockingFor[T]()
 	s := getScratch[T](bl)
 	gemmSerial(bl, s, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)

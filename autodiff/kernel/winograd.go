@@ -143,6 +143,7 @@ func WinogradIn(t WinogradTile, dst []float32, stride int, src []float32, row, t
 	if tiles == 0 {
 		return
 	}
+	winoFlops(t, tiles, func(o winoOps) int { return o.in })
 	if useAsm32() {
 		if t == F4x4 {
 			winogradIn4AVX2(&dst[0], stride, &src[0], row, tiles)
@@ -165,6 +166,7 @@ func WinogradInAdj(t WinogradTile, dst []float32, row int, src []float32, stride
 	if tiles == 0 {
 		return
 	}
+	winoFlops(t, tiles, func(o winoOps) int { return o.inAdj })
 	if useAsm32() {
 		if t == F4x4 {
 			winogradInAdj4AVX2(&dst[0], row, &src[0], stride, tiles)
@@ -187,6 +189,7 @@ func WinogradOut(t WinogradTile, dst []float32, row int, src []float32, stride, 
 	if tiles == 0 {
 		return
 	}
+	winoFlops(t, tiles, func(o winoOps) int { return o.out })
 	if useAsm32() {
 		if t == F4x4 {
 			winogradOut4AVX2(&dst[0], row, &src[0], stride, tiles, bias)
@@ -208,6 +211,7 @@ func WinogradOutAdj(t WinogradTile, dst []float32, stride int, src []float32, ro
 	if tiles == 0 {
 		return
 	}
+	winoFlops(t, tiles, func(o winoOps) int { return o.outAdj })
 	if useAsm32() {
 		if t == F4x4 {
 			winogradOutAdj4AVX2(&dst[0], stride, &src[0], row, tiles)

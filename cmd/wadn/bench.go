@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/nn"
+	"github.com/wadn-go/wadn/wadn"
+	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/experiment"
 	"github.com/wadn-go/wadn/wadn/nets"
 )
@@ -21,9 +24,10 @@ func init() {
 	register(&command{
 		name: "bench",
 		summary: "time a numeric kernel: matmul (the float32 Gemm), digits (the Digits extractor's " +
-			"forward and backward beside the machine's FMA peak) or peak (that peak alone)",
+			"forward and backward, or with --step a WADN training step, beside the machine's FMA peak) or peak (that peak alone)",
 		usage: "matmul [--m M] [--k K] [--n N] [--transa] [--transb] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
 			"       wadn bench digits [--images N] [--conv ALGORITHM] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
+			"       wadn bench digits --step [--batch N] [--conv ALGORITHM] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
 			"       wadn bench peak [--threads T] [--impl NAME] [--json]",
 		run: runBench,
 	})
@@ -33,7 +37,7 @@ func init() {
 // beside --threads, --runs, --impl and --json.
 var benchTargets = map[string][]string{
 	"matmul": {"m", "k", "n", "transa", "transb"},
-	"digits": {"images", "conv"},
+	"digits": {"images", "conv", "step", "batch"},
 	"peak":   nil,
 }
 
@@ -63,6 +67,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	transA := fs.Bool("transa", false, "matmul: store A transposed (k x m)")
 	transB := fs.Bool("transb", false, "matmul: store B transposed (n x k)")
 	images := fs.Int("images", 512, "digits: images of 3x32x32 per pass")
+	step := fs.Bool("step", false, "digits: time WADN's training step (3 sources and the target, --batch images each) instead of the extractor")
+	batch := fs.Int("batch", 20, "digits --step: images of every domain a step")
 	conv := fs.String("conv", autodiff.CurrentConvAlgorithm().String(),
 		"digits: convolution algorithm: winograd (the tile with fewer products per layer), winograd4x4, winograd5x5 or direct")
 	threads := fs.Int("threads", 0, "goroutines for the kernels (0: GOMAXPROCS)")
@@ -114,6 +120,17 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return usageError(fs, "--threads must not be negative (got %d)", *threads)
 	case *images < 1:
 		return usageError(fs, "--images must be at least 1 (got %d)", *images)
+	case *batch < 1:
+		return usageError(fs, "--batch must be at least 1 (got %d)", *batch)
+	}
+	var misstep []string
+	fs.Visit(func(f *flag.Flag) {
+		if *step && f.Name == "images" || !*step && f.Name == "batch" {
+			misstep = append(misstep, "--"+f.Name)
+		}
+	})
+	if len(misstep) > 0 {
+		return usageError(fs, "%s: not a flag of digits %s", misstep[0], map[bool]string{true: "--step", false: "without --step"}[*step])
 	}
 	alg, err := autodiff.ParseConvAlgorithm(*conv)
 	if err != nil {
@@ -129,46 +146,56 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	prevThreads := kernel.SetThreads(*threads)
 	defer kernel.SetThreads(prevThreads)
 
+	// show prints res as one JSON object with --json, otherwise as text.
+	show := func(res any, err error, text func(w io.Writer)) error {
+		switch {
+		case err != nil:
+			return err
+		case *asJSON:
+			return json.NewEncoder(e.stdout).Encode(res)
+		}
+		text(e.stdout)
+		return nil
+	}
 	switch target {
 	case "digits":
 		prevAlg := autodiff.SetConvAlgorithm(alg)
 		defer autodiff.SetConvAlgorithm(prevAlg)
+		if *step {
+			res, err := benchDigitsStep(ctx, *batch, *runs)
+			return show(res, err, func(w io.Writer) {
+				fmt.Fprintf(w, "WADN digits step, %d images of each of 4 domains, threads=%d impl=%s conv=%s runs=%d of %d steps\n",
+					res.Batch, res.Threads, res.Impl, res.Conv, res.Runs, res.StepsPerRun)
+				fmt.Fprintf(w, "time a step: median %.4f s (min %.4f, max %.4f)\n", res.Seconds, res.SecondsMin, res.SecondsMax)
+				fmt.Fprintf(w, "executed: %.3f GFLOP a step, %.1f GFLOP/s; direct-convolution count: %.3f GFLOP, %.1f GFLOP/s\n",
+					res.GFLOP, res.GFLOPS, res.GFLOPDirect, res.GFLOPSDirect)
+				fmt.Fprintf(w, "FMA peak (register-only loop, measured before each run): median %.1f GFLOP/s; executed rate over it %.2f (median over runs)\n",
+					res.PeakGFLOPS, res.PeakRatio)
+			})
+		}
 		res, err := benchDigits(ctx, *images, *runs)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return json.NewEncoder(e.stdout).Encode(res)
-		}
-		fmt.Fprintf(e.stdout, "digits extractor forward+backward, %d images, float32, threads=%d impl=%s conv=%s runs=%d\n",
-			res.Images, res.Threads, res.Impl, res.Conv, res.Runs)
-		fmt.Fprintf(e.stdout, "time: median %.3f s (min %.3f, max %.3f); %.1f GFLOP/s (direct-convolution count: %.1f GFLOP per pass)\n",
-			res.Seconds, res.SecondsMin, res.SecondsMax, res.GFLOPS, res.GFLOP)
-		fmt.Fprintf(e.stdout, "FMA peak (register-only loop, measured before each run): median %.1f GFLOP/s; ratio %.2f (median over runs)\n",
-			res.PeakGFLOPS, res.PeakRatio)
-		return nil
+		return show(res, err, func(w io.Writer) {
+			fmt.Fprintf(w, "digits extractor forward+backward, %d images, float32, threads=%d impl=%s conv=%s runs=%d\n",
+				res.Images, res.Threads, res.Impl, res.Conv, res.Runs)
+			fmt.Fprintf(w, "time: median %.3f s (min %.3f, max %.3f); %.1f GFLOP/s (direct-convolution count: %.1f GFLOP per pass)\n",
+				res.Seconds, res.SecondsMin, res.SecondsMax, res.GFLOPS, res.GFLOP)
+			fmt.Fprintf(w, "FMA peak (register-only loop, measured before each run): median %.1f GFLOP/s; ratio %.2f (median over runs)\n",
+				res.PeakGFLOPS, res.PeakRatio)
+		})
 	case "peak":
 		res := benchPeak()
-		if *asJSON {
-			return json.NewEncoder(e.stdout).Encode(res)
-		}
-		fmt.Fprintf(e.stdout, "FMA peak (register-only float32 multiply-add loop) threads=%d impl=%s: %.1f GFLOP/s\n",
-			res.Threads, res.Impl, res.PeakGFLOPS)
-		return nil
+		return show(res, nil, func(w io.Writer) {
+			fmt.Fprintf(w, "FMA peak (register-only float32 multiply-add loop) threads=%d impl=%s: %.1f GFLOP/s\n",
+				res.Threads, res.Impl, res.PeakGFLOPS)
+		})
 	}
 	res, err := benchMatmul(ctx, *m, *k, *n, *transA, *transB, *runs)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		return enc.Encode(res)
-	}
-	fmt.Fprintf(e.stdout, "matmul float32 m=%d k=%d n=%d transa=%v transb=%v threads=%d impl=%s runs=%d\n",
-		res.M, res.K, res.N, res.TransA, res.TransB, res.Threads, res.Impl, res.Runs)
-	fmt.Fprintf(e.stdout, "GFLOP/s: median %.1f (min %.1f, max %.1f); median time %.3f ms\n",
-		res.GFLOPS, res.GFLOPSMin, res.GFLOPSMax, res.Seconds*1e3)
-	return nil
+	return show(res, err, func(w io.Writer) {
+		fmt.Fprintf(w, "matmul float32 m=%d k=%d n=%d transa=%v transb=%v threads=%d impl=%s runs=%d\n",
+			res.M, res.K, res.N, res.TransA, res.TransB, res.Threads, res.Impl, res.Runs)
+		fmt.Fprintf(w, "GFLOP/s: median %.1f (min %.1f, max %.1f); median time %.3f ms\n",
+			res.GFLOPS, res.GFLOPSMin, res.GFLOPSMax, res.Seconds*1e3)
+	})
 }
 
 // usageError prints a command-line mistake and the usage, and returns errUsage.
@@ -241,6 +268,38 @@ func benchPeak() peakResult {
 	return peakResult{Target: "peak", Threads: t, Impl: kernel.Impl(), PeakGFLOPS: kernel.FMAPeak(t, 4*peakTime)}
 }
 
+// timeRuns times runs runs of reps calls of pass, each run preceded by a
+// measurement of the FMA peak on the kernels' threads (for peakTime), and
+// returns the seconds of a call in each run and the peaks.
+func timeRuns(ctx context.Context, runs, reps int, pass func() error) (secs, peaks []float64, err error) {
+	t := kernel.Threads()
+	secs, peaks = make([]float64, runs), make([]float64, runs)
+	for i := range secs {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		peaks[i] = kernel.FMAPeak(t, peakTime)
+		start := time.Now()
+		for range reps {
+			if err := pass(); err != nil {
+				return nil, nil, err
+			}
+		}
+		secs[i] = time.Since(start).Seconds() / float64(reps)
+	}
+	return secs, peaks, nil
+}
+
+// peakRatio returns the median over the runs of the rate of flops
+// operations in the run's seconds over the run's peak (GFLOP/s).
+func peakRatio(flops float64, secs, peaks []float64) float64 {
+	ratios := make([]float64, len(secs))
+	for i := range ratios {
+		ratios[i] = flops / secs[i] / 1e9 / peaks[i]
+	}
+	return experiment.Median(ratios)
+}
+
 // digitsResult is the outcome of "wadn bench digits", also its --json form.
 // GFLOPS counts the direct convolution's multiply-adds (GFLOP per pass), so
 // that the Winograd path, which does fewer, shows as a higher rate.
@@ -280,18 +339,9 @@ func benchDigits(ctx context.Context, images, runs int) (digitsResult, error) {
 	}
 	pass()
 	t := kernel.Threads()
-	secs := make([]float64, runs)
-	peaks := make([]float64, runs)
-	ratios := make([]float64, runs)
-	for i := range secs {
-		if err := ctx.Err(); err != nil {
-			return digitsResult{}, err
-		}
-		peaks[i] = kernel.FMAPeak(t, peakTime)
-		start := time.Now()
-		pass()
-		secs[i] = time.Since(start).Seconds()
-		ratios[i] = flops / secs[i] / 1e9 / peaks[i]
+	secs, peaks, err := timeRuns(ctx, runs, 1, func() error { pass(); return nil })
+	if err != nil {
+		return digitsResult{}, err
 	}
 	median := experiment.Median(slices.Clone(secs))
 	return digitsResult{
@@ -299,7 +349,7 @@ func benchDigits(ctx context.Context, images, runs int) (digitsResult, error) {
 		Conv: autodiff.CurrentConvAlgorithm().String(), Runs: runs,
 		Seconds: median, SecondsMin: slices.Min(secs), SecondsMax: slices.Max(secs),
 		GFLOP: flops / 1e9, GFLOPS: flops / median / 1e9,
-		PeakGFLOPS: experiment.Median(peaks), PeakRatio: experiment.Median(ratios),
+		PeakGFLOPS: experiment.Median(peaks), PeakRatio: peakRatio(flops, secs, peaks),
 	}, nil
 }
 
@@ -329,4 +379,82 @@ func digitsFlops(net *nn.Sequential[float32], x *autodiff.Tensor[float32]) float
 	}
 	h.Release()
 	return flops
+}
+
+// stepsPerRun is the number of WADN steps each timed run of "wadn bench
+// digits --step" takes.
+const stepsPerRun = 10
+
+// stepResult is the outcome of "wadn bench digits --step", also its --json
+// form. GFLOP counts what a step executes (kernel.CountFlops: the products
+// and transforms of the Winograd path, every Gemm, element-wise work),
+// GFLOPDirect what the same step executes with every convolution direct.
+type stepResult struct {
+	Target       string  `json:"target"`
+	Batch        int     `json:"batch"` // images of each of the 4 domains a step
+	Threads      int     `json:"threads"`
+	Impl         string  `json:"impl"`
+	Conv         string  `json:"conv"`
+	Runs         int     `json:"runs"`
+	StepsPerRun  int     `json:"steps_per_run"`
+	Seconds      float64 `json:"seconds"` // a step, median over the runs
+	SecondsMin   float64 `json:"seconds_min"`
+	SecondsMax   float64 `json:"seconds_max"`
+	GFLOP        float64 `json:"gflop_per_step"`
+	GFLOPDirect  float64 `json:"gflop_direct_per_step"`
+	GFLOPS       float64 `json:"gflops"`        // GFLOP / seconds
+	GFLOPSDirect float64 `json:"gflops_direct"` // GFLOPDirect / seconds
+	PeakGFLOPS   float64 `json:"peak_gflops"`   // median of the peaks measured before each run
+	PeakRatio    float64 `json:"peak_ratio"`    // median over runs of the executed rate over that run's peak
+}
+
+// benchDigitsStep times WADN's training step on the Digits network with the
+// Digits defaults (unsupervised adaptation) on random images, batch of each
+// domain: two warm-up steps, then runs runs of stepsPerRun steps, each
+// preceded by a measurement of the FMA peak on the same threads. The
+// operations of one step are counted after the timed runs, with the
+// convolution algorithm in use and with the direct one.
+func benchDigitsStep(ctx context.Context, batch, runs int) (stepResult, error) {
+	r, err := wadn.NewBenchRun(wadn.DigitsBenchTask(), dataset.Digits, nets.Digits{}, batch)
+	if err != nil {
+		return stepResult{}, err
+	}
+	k := 0
+	step := func() error {
+		k++
+		return r.Step(1, k%r.Steps)
+	}
+	for range 2 {
+		if err := step(); err != nil {
+			return stepResult{}, err
+		}
+	}
+	t := kernel.Threads()
+	secs, peaks, err := timeRuns(ctx, runs, stepsPerRun, step)
+	if err != nil {
+		return stepResult{}, err
+	}
+	count := func(alg autodiff.ConvAlgorithm) (float64, error) {
+		defer autodiff.SetConvAlgorithm(autodiff.SetConvAlgorithm(alg))
+		kernel.CountFlops(true)
+		err := step()
+		return float64(kernel.CountFlops(false)), err
+	}
+	flops, err := count(autodiff.CurrentConvAlgorithm())
+	if err != nil {
+		return stepResult{}, err
+	}
+	direct, err := count(autodiff.ConvDirect)
+	if err != nil {
+		return stepResult{}, err
+	}
+	median := experiment.Median(slices.Clone(secs))
+	return stepResult{
+		Target: "digits-step", Batch: batch, Threads: t, Impl: kernel.Impl(),
+		Conv: autodiff.CurrentConvAlgorithm().String(), Runs: runs, StepsPerRun: stepsPerRun,
+		Seconds: median, SecondsMin: slices.Min(secs), SecondsMax: slices.Max(secs),
+		GFLOP: flops / 1e9, GFLOPDirect: direct / 1e9,
+		GFLOPS: flops / median / 1e9, GFLOPSDirect: direct / median / 1e9,
+		PeakGFLOPS: experiment.Median(peaks), PeakRatio: peakRatio(flops, secs, peaks),
+	}, nil
 }

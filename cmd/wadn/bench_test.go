@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -77,6 +78,10 @@ func TestBenchErrors(t *testing.T) {
 		{"digits flag on matmul", []string{"bench", "--images", "3", "matmul"}, 2, "--images: not a flag of target matmul"},
 		{"bad conv", []string{"bench", "digits", "--conv", "fft"}, 2, "unknown convolution algorithm"},
 		{"zero images", []string{"bench", "digits", "--images", "0"}, 2, "--images"},
+		{"zero batch", []string{"bench", "digits", "--step", "--batch", "0"}, 2, "--batch"},
+		{"images with step", []string{"bench", "digits", "--step", "--images", "8"}, 2, "--images: not a flag of digits --step"},
+		{"batch without step", []string{"bench", "digits", "--batch", "8"}, 2, "--batch: not a flag of digits without --step"},
+		{"step flag on matmul", []string{"bench", "matmul", "--step"}, 2, "--step: not a flag of target matmul"},
 		{"bad flag", []string{"bench", "matmul", "--nope"}, 2, "flag provided but not defined"},
 		{"bad number", []string{"bench", "matmul", "--m", "x"}, 2, "invalid value"},
 		{"zero size", []string{"bench", "matmul", "--m", "0"}, 2, "at least 1"},
@@ -151,5 +156,61 @@ func TestBenchDigitsAndPeakText(t *testing.T) {
 	var r peakResult
 	if err := json.Unmarshal([]byte(out), &r); err != nil || r.Threads != 1 || !(r.PeakGFLOPS > 0) || r.Target != "peak" {
 		t.Errorf("peak JSON %s: %+v, %v", out, r, err)
+	}
+}
+
+// TestBenchDigitsStep times two runs of the WADN Digits step at a batch of
+// 4 images per domain, in JSON and in text, and checks the counts: the
+// direct convolutions execute more than the Winograd path.
+func TestBenchDigitsStep(t *testing.T) {
+	for _, tc := range []struct {
+		conv    string
+		threads string
+	}{
+		{"winograd", "1"},
+		{"direct", "2"},
+	} {
+		code, out, errOut := runArgs(t, "", "bench", "digits", "--step", "--batch", "4", "--runs", "2", "--threads", tc.threads, "--conv", tc.conv, "--json")
+		if code != 0 {
+			t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal([]byte(out), &raw); err != nil {
+			t.Fatalf("output is not one JSON object: %v\n%s", err, out)
+		}
+		for _, key := range []string{"seconds", "gflops", "gflops_direct", "threads", "impl", "batch", "peak_gflops", "peak_ratio"} {
+			if _, ok := raw[key]; !ok {
+				t.Errorf("JSON lacks %q: %s", key, out)
+			}
+		}
+		var r stepResult
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Batch != 4 || r.Runs != 2 || r.Conv != tc.conv || r.Impl == "" || fmt.Sprint(r.Threads) != tc.threads {
+			t.Errorf("got %+v", r)
+		}
+		if !(r.Seconds > 0) || r.SecondsMin > r.Seconds || r.Seconds > r.SecondsMax || !(r.PeakGFLOPS > 0) || !(r.PeakRatio > 0) {
+			t.Errorf("times or peak not positive and ordered: %+v", r)
+		}
+		// The first layer alone, forward and filter gradient, runs 2*2*16*64*27*900 flops direct.
+		if floor := 4 * 16 * 64 * 27 * 900 / 1e9; !(r.GFLOP > floor) || !(r.GFLOPDirect > floor) {
+			t.Errorf("counts %v and %v GFLOP, want above %v", r.GFLOP, r.GFLOPDirect, floor)
+		}
+		if tc.conv == "direct" && r.GFLOP != r.GFLOPDirect || tc.conv == "winograd" && !(r.GFLOP < r.GFLOPDirect) {
+			t.Errorf("%s: executed %v GFLOP, direct %v", tc.conv, r.GFLOP, r.GFLOPDirect)
+		}
+		if d := r.GFLOPS - r.GFLOP/r.Seconds; d > 1e-6*r.GFLOPS || d < -1e-6*r.GFLOPS {
+			t.Errorf("GFLOP/s %v, want GFLOP/seconds = %v", r.GFLOPS, r.GFLOP/r.Seconds)
+		}
+	}
+	code, out, errOut := runArgs(t, "", "bench", "digits", "--step", "--batch", "2", "--runs", "1")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{"WADN digits step, 2 images", "executed", "direct-convolution count", "FMA peak"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

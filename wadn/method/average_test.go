@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wadn-go/wadn/autodiff"
+	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/nn"
 	"github.com/wadn-go/wadn/optim"
 )
@@ -103,6 +104,34 @@ func TestAverageStartsAsPlainMean(t *testing.T) {
 		sum += float64(v)
 		if got, want := float64(a.shadow[0].Tensor.Data()[0]), sum/float64(n+2); math.Abs(got-want) > 1e-5 {
 			t.Errorf("after %d steps: average %v, want the mean %v", n+1, got, want)
+		}
+	}
+}
+
+// TestAverageThreadsAgree updates the average of parameters long enough to
+// be shared out over threads, on 1, 2 and 3 threads, and requires the same
+// bits.
+func TestAverageThreadsAgree(t *testing.T) {
+	const n = 3*averageSplit + 5
+	run := func(threads int) []float32 {
+		defer kernel.SetThreads(kernel.SetThreads(threads))
+		rng := rand.New(rand.NewPCG(3, 4))
+		p := nn.Param[float32]{Name: "extractor.w", Tensor: autodiff.New(make([]float32, n), n)}
+		a := newAverage(0.9, []nn.Param[float32]{p})
+		for step := range 4 {
+			for j := range p.Tensor.Data() {
+				p.Tensor.Data()[j] = float32(rng.NormFloat64())
+			}
+			a.update(step)
+		}
+		return a.shadow[0].Tensor.Data()
+	}
+	want := run(1)
+	for _, threads := range []int{2, 3} {
+		for j, v := range run(threads) {
+			if math.Float32bits(v) != math.Float32bits(want[j]) {
+				t.Fatalf("%d threads: average[%d] = %v, %v on one thread", threads, j, v, want[j])
+			}
 		}
 	}
 }
