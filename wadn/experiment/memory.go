@@ -8,10 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/wadn-go/wadn/autodiff"
-	"github.com/wadn-go/wadn/nn"
-	"github.com/wadn-go/wadn/wadn/nets"
 )
 
 // Bounds on the sizes of a network a run may be given, checked before
@@ -69,27 +65,14 @@ const (
 	floatBytes          = 4
 )
 
-// netShape is what the estimate reads of a network: the trained values of
-// its extractor, of its classifier and of one head of one output (a critic
-// or domain network: a method has at most one per source), and the
-// activations of one sample through the extractor and a head, counted in
-// float32 values; inputs are the values of a sample as the data hold it.
-type netShape struct {
-	extractor, classifier, head float64
-	activations                 float64
-	inputs                      float64
-	settings                    []string // the settings that size the network
-}
-
-// Memory returns the estimate of s's memory. It reads s's settings only;
-// a network it does not know (none of package nets') is counted at no
-// size.
+// Memory returns the estimate of s's memory, from its settings and its
+// network's Size.
 func (s *Spec) Memory() (Memory, error) {
 	net, err := s.Data.Network()
 	if err != nil {
 		return Memory{}, err
 	}
-	sh := shapeOf(net, s.Dataset.Classes)
+	sh := net.Size(s.Dataset.Classes)
 	domains := len(s.Sources) + 1
 	if s.Sources == nil {
 		domains = len(s.Dataset.Loaded)
@@ -101,88 +84,15 @@ func (s *Spec) Memory() (Memory, error) {
 		}
 	}
 	rows *= float64(len(s.Dataset.Loaded))
-	params := sh.extractor + sh.classifier + float64(domains)*sh.head
+	params := sh.Extractor + sh.Classifier + float64(domains)*sh.Head
 	batch := float64(s.Train.Batch) * float64(domains)
 	return Memory{Parts: []MemoryPart{
-		{"the trained values (" + strconv.FormatFloat(params, 'g', 3, 64) + ")", params * floatBytes * copiesPerParam, sh.settings},
-		{"the activations of a step", batch * sh.activations * floatBytes * copiesPerActivation, append([]string{"batch"}, sh.settings...)},
-		{"the activations of an evaluation batch", float64(s.Train.EvalBatch) * sh.activations * floatBytes, append([]string{"eval-batch"}, sh.settings...)},
-		{"the data", rows * sh.inputs * floatBytes, nil},
+		{"the trained values (" + strconv.FormatFloat(params, 'g', 3, 64) + ")", params * floatBytes * copiesPerParam, sh.Settings},
+		{"the activations of a step", batch * sh.Activations * floatBytes * copiesPerActivation, append([]string{"batch"}, sh.Settings...)},
+		{"the activations of an evaluation batch", float64(s.Train.EvalBatch) * sh.Activations * floatBytes, append([]string{"eval-batch"}, sh.Settings...)},
+		{"the data", rows * sh.Inputs * floatBytes, nil},
 		{"the process", baseBytes, nil},
 	}}, nil
-}
-
-// shapeOf returns the shape of net with classes outputs.
-func shapeOf(net nets.Network, classes int) netShape {
-	switch n := net.(type) {
-	case *nets.Amazon:
-		// Sparse inputs: about 200 stored words a review, each an index
-		// and a value.
-		return mlpShape(nets.AmazonInputs, 400, n, classes)
-	case *nets.MLP:
-		return mlpShape(n.Inputs, float64(n.Inputs), &n.Amazon, classes)
-	case nets.Digits:
-		return digitsShape(classes)
-	case nets.OfficeHome:
-		return netShape{
-			extractor:  nets.OfficeHomeInputs*256 + 256 + 256*256 + 256 + 4*256,
-			classifier: 256*float64(classes) + float64(classes),
-			head:       256*256 + 256 + 256 + 1, activations: nets.OfficeHomeInputs + 8*256, inputs: nets.OfficeHomeInputs,
-		}
-	}
-	return netShape{}
-}
-
-// mlpShape is the shape of the MLP of a with inputs features (stored as
-// stored values a sample).
-func mlpShape(inputs int, stored float64, a *nets.Amazon, classes int) netShape {
-	sh := netShape{inputs: stored, activations: float64(inputs), settings: []string{"hidden"}}
-	if a.Depth != len(a.Hidden) {
-		sh.settings = append(sh.settings, "depth")
-	}
-	layers := func(sizes []int) (values, units float64) {
-		for i := 1; i < len(sizes); i++ {
-			values += float64(sizes[i-1])*float64(sizes[i]) + float64(sizes[i])
-			units += 2 * float64(sizes[i]) // the layer's output and its activation's
-		}
-		return values, units
-	}
-	var units float64
-	sh.extractor, units = layers(append([]int{inputs}, a.Hidden[:a.Depth]...))
-	sh.activations += units
-	head := a.Hidden[a.Depth-1:]
-	sh.classifier, units = layers(append(append([]int{}, head...), classes))
-	sh.activations += units
-	sh.head, _ = layers(append(append([]int{}, head...), 1))
-	return sh
-}
-
-// digits caches the Digits CNN's extractor: its values and activations.
-var digits struct {
-	once          sync.Once
-	values, units float64
-}
-
-// digitsShape is the shape of the Digits CNN, whose extractor is fixed:
-// its values and activations are counted once, on one image.
-func digitsShape(classes int) netShape {
-	digits.once.Do(func() {
-		seq := nets.NewDigitsExtractor(nn.NewRand(0))
-		for _, p := range seq.Params() {
-			digits.values += float64(p.Tensor.Len())
-		}
-		h := autodiff.New(make([]float32, 3*32*32), 1, 3, 32, 32)
-		for _, l := range seq.Layers {
-			h = l.Forward(h)
-			digits.units += 3 * float64(h.Len()) // with the convolutions' unfolded inputs
-		}
-		h.Release()
-	})
-	f := float64(nets.DigitsFeatures)
-	return netShape{
-		extractor: digits.values, classifier: f*512 + 512 + 512*100 + 100 + 100*float64(classes) + float64(classes),
-		head: f*256 + 256 + 256 + 1, activations: 3*32*32 + digits.units + 512 + 100 + 256, inputs: 3 * 32 * 32,
-	}
 }
 
 // checkSizes refuses a size beyond the bounds, naming the setting. It

@@ -30,6 +30,9 @@ type Network interface {
 	// final squashing, which a method adds when it wants one (Squash). The
 	// methods build their heads from it.
 	NewHead(out int, rng *rand.Rand) nn.Module[float32]
+	// Size counts the network with classes outputs from its layout,
+	// building nothing: what a run's memory estimate reads.
+	Size(classes int) Size
 }
 
 // InputChecker is implemented by a Network that takes inputs of one layout
