@@ -9,10 +9,10 @@ import (
 	"github.com/wadn-go/wadn/wadn/nets"
 )
 
-// BenchImages returns a split of n random 3x32x32 images of 10 classes,
+// benchImages returns a split of n random 3x32x32 images of 10 classes,
 // drawn from seed: the input of the Digits network for timings that need
 // no data set.
-func BenchImages(name string, n int, seed uint64) data.Subset {
+func benchImages(name string, n int, seed uint64) data.Subset {
 	rng := rand.New(rand.NewPCG(seed, 3))
 	pix := make([]uint8, n*3*32*32)
 	for i := range pix {
@@ -30,8 +30,8 @@ func BenchImages(name string, n int, seed uint64) data.Subset {
 // the target of 256 training images each, 16 test images.
 func DigitsBenchTask() *data.Task {
 	return &data.Task{Dataset: "digits", Target: "t", NumClasses: 10,
-		Sources:     []data.Subset{BenchImages("a", 256, 1), BenchImages("b", 256, 2), BenchImages("c", 256, 3)},
-		TargetTrain: BenchImages("t", 256, 4), TargetTest: BenchImages("t", 16, 5)}
+		Sources:     []data.Subset{benchImages("a", 256, 1), benchImages("b", 256, 2), benchImages("c", 256, 3)},
+		TargetTrain: benchImages("t", 256, 4), TargetTest: benchImages("t", 16, 5)}
 }
 
 // NewBenchRun returns a WADN run (seed 1) of unsupervised adaptation on
