@@ -15,7 +15,9 @@
 // `record:"omitzero"` when its zero value does what those runs did: Recorded
 // then leaves it out at its zero value, and Restore takes a missing one as
 // zero, so that the records, and the identities hashed from them, of the
-// earlier runs stay valid.
+// earlier runs stay valid. A setting whose value before it was added is not
+// its type's zero is tagged `record:"omit=V"` instead: Recorded leaves it
+// out while it equals V, and Restore takes a missing one as V.
 // A field may be a bool, an int, a float64 (finite), a string, an []int, or
 // any type whose pointer implements encoding.TextUnmarshaler and whose value
 // implements encoding.TextMarshaler, such as the enumerations of the methods;
@@ -46,6 +48,11 @@ type Field struct {
 	// OmitZero is set by the tag record:"omitzero": Recorded leaves the
 	// setting out at its zero value, Restore zeroes it when it is missing.
 	OmitZero bool
+	// Omitted, from the tag record:"omit=V", is V read as the field's
+	// type: Recorded leaves the setting out at that value, Restore sets it
+	// when it is missing. Invalid (the zero Value) when there is no such
+	// tag.
+	Omitted reflect.Value
 	// Bounds, from the range tag, is the interval a number setting must lie
 	// in (Check); nil: any.
 	Bounds *Bounds
@@ -161,7 +168,15 @@ func declared(t reflect.Type) []decl {
 		case "omitzero":
 			f.OmitZero = true
 		default:
-			panic(fmt.Sprintf("settings: %s.%s: record tag %q, want omitzero", t, sf.Name, r))
+			v, ok := strings.CutPrefix(r, "omit=")
+			if !ok {
+				panic(fmt.Sprintf("settings: %s.%s: record tag %q, want omitzero or omit=VALUE", t, sf.Name, r))
+			}
+			tmp := Field{Name: name, Bounds: f.Bounds, v: reflect.New(sf.Type).Elem()}
+			if err := tmp.Set(v); err != nil {
+				panic(fmt.Sprintf("settings: %s.%s: record tag %q: %v", t, sf.Name, r, err))
+			}
+			f.Omitted = tmp.v
 		}
 		out = append(out, decl{f, []int{i}})
 	}
@@ -395,19 +410,28 @@ func Map(fs []Field) map[string]any {
 }
 
 // Recorded returns what a run records of fs: Map, without the OmitZero
-// fields at their zero value.
+// fields at their zero value and the fields tagged omit=V at V.
 func Recorded(fs []Field) map[string]any {
 	m := make(map[string]any, len(fs))
 	for _, f := range fs {
-		if !(f.OmitZero && f.v.IsZero()) {
+		if !f.omitted() {
 			m[f.Name] = f.Value()
 		}
 	}
 	return m
 }
 
+// omitted reports whether Recorded leaves f out.
+func (f Field) omitted() bool {
+	if f.Omitted.IsValid() {
+		return reflect.DeepEqual(f.v.Interface(), f.Omitted.Interface())
+	}
+	return f.OmitZero && f.v.IsZero()
+}
+
 // Restore sets fs from a record written by Recorded: each recorded value by
-// name (SetJSON), and the OmitZero fields the record lacks to zero. Other
+// name (SetJSON), the OmitZero fields the record lacks to zero and those
+// tagged omit=V to V. Other
 // fields the record lacks keep their values. A name that is not among fs is
 // an error wrapping ErrUnknown.
 func Restore(fs []Field, rec map[string]any) error {
@@ -424,7 +448,10 @@ func Restore(fs []Field, rec map[string]any) error {
 	for _, f := range fs {
 		v, ok := rec[f.Name]
 		if !ok {
-			if f.OmitZero {
+			switch {
+			case f.Omitted.IsValid():
+				f.v.Set(f.Omitted)
+			case f.OmitZero:
 				f.v.SetZero()
 			}
 			continue

@@ -268,10 +268,12 @@ func TestEnumHelpers(t *testing.T) {
 	}
 }
 
-// later is a settings struct that gained a setting after runs were recorded.
+// later is a settings struct that gained settings after runs were
+// recorded: form at its zero value, shift at 0.5.
 type later struct {
-	C0   float64 `setting:"c0"`
-	Form form    `setting:"form" record:"omitzero"`
+	C0    float64 `setting:"c0"`
+	Form  form    `setting:"form" record:"omitzero"`
+	Shift float64 `setting:"shift" record:"omit=0.5" range:"[0,1]"`
 }
 
 func TestRecordedAndRestore(t *testing.T) {
@@ -281,8 +283,11 @@ func TestRecordedAndRestore(t *testing.T) {
 		want    map[string]any
 		restore later // what a struct holding start restores from want
 	}{
-		{"zero left out", later{C0: 0.5, Form: paper}, map[string]any{"c0": 0.5}, later{C0: 0.5, Form: paper}},
-		{"non-zero kept", later{C0: 0.5, Form: squared}, map[string]any{"c0": 0.5, "form": "squared"}, later{C0: 0.5, Form: squared}},
+		{"zero left out", later{C0: 0.5, Form: paper, Shift: 0.5}, map[string]any{"c0": 0.5}, later{C0: 0.5, Form: paper, Shift: 0.5}},
+		{"non-zero kept", later{C0: 0.5, Form: squared, Shift: 0.5}, map[string]any{"c0": 0.5, "form": "squared"}, later{C0: 0.5, Form: squared, Shift: 0.5}},
+		// shift is left out at 0.5 only: its zero is recorded.
+		{"omit value kept apart", later{C0: 0.5, Shift: 0}, map[string]any{"c0": 0.5, "shift": 0.0}, later{C0: 0.5}},
+		{"other value kept", later{C0: 0.5, Shift: 0.8}, map[string]any{"c0": 0.5, "shift": 0.8}, later{C0: 0.5, Shift: 0.8}},
 	} {
 		rec := Recorded(Fields(&tc.have))
 		if !cmp.Equal(rec, tc.want) {
@@ -291,7 +296,7 @@ func TestRecordedAndRestore(t *testing.T) {
 		// The struct restored into starts from other values (a data set's
 		// defaults): a recorded value and a missing omitzero one replace
 		// them.
-		got := later{C0: 9, Form: squared}
+		got := later{C0: 9, Form: squared, Shift: 0.25}
 		if err := Restore(Fields(&got), rec); err != nil || got != tc.restore {
 			t.Errorf("%s: restored %+v (%v), want %+v", tc.name, got, err, tc.restore)
 		}
@@ -308,6 +313,38 @@ func TestRecordedAndRestore(t *testing.T) {
 	}
 	if err := Restore(Fields(&later{}), map[string]any{"c1": 1.0}); !errors.Is(err, ErrUnknown) {
 		t.Errorf("unknown name: %v, want ErrUnknown", err)
+	}
+}
+
+// TestRecordTagRefused checks that a record tag that is neither omitzero
+// nor omit= a value of the field's type, within its range, is refused
+// when the struct is first read.
+func TestRecordTagRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v    any
+	}{
+		{"unknown", &struct {
+			X float64 `setting:"x" record:"omitnone"`
+		}{}},
+		{"not a number", &struct {
+			X float64 `setting:"x" record:"omit=half"`
+		}{}},
+		{"outside the range", &struct {
+			X float64 `setting:"x" record:"omit=2" range:"[0,1]"`
+		}{}},
+		{"not an enum value", &struct {
+			X form `setting:"x" record:"omit=cubed"`
+		}{}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", tc.name)
+				}
+			}()
+			Fields(tc.v)
+		}()
 	}
 }
 

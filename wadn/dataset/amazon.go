@@ -51,7 +51,8 @@ var Amazon = &Dataset{
 		Full: map[string]string{"epochs": "2"}},
 	PaperProtocol: data.AmazonProtocol,
 	NewSettings: func() Settings {
-		return &AmazonSettings{Draw: DrawOf(data.AmazonProtocol(data.UDA)), Amazon: nets.DefaultAmazon()}
+		p := data.AmazonProtocol(data.UDA)
+		return &AmazonSettings{Draw: DrawOf(p), Shift: ShiftOf(p), Amazon: nets.DefaultAmazon()}
 	},
 }
 
@@ -66,11 +67,18 @@ var codeMLPDefaults = []MethodDefault{
 		Set: map[string]string{"explicit": "squared", "class-norm": "true", "c0": "0.02", "alpha-keep": "0.8"}},
 }
 
-// AmazonSettings are the settings of the Amazon reviews: the split and the
-// MLP's layout.
+// AmazonSettings are the settings of the Amazon reviews: the split, the
+// label shift and the MLP's layout.
 type AmazonSettings struct {
 	Draw
+	Shift
 	nets.Amazon
+}
+
+// Apply sets the protocol's options that the draw and the shift choose.
+func (s *AmazonSettings) Apply(p *data.Protocol) {
+	s.Draw.Apply(p)
+	s.Shift.Apply(p)
 }
 
 // Network returns the Amazon MLP.

@@ -204,12 +204,31 @@ type Draw struct {
 	TrainSize   Size      `setting:"train-size" help:"samples drawn at random from every domain (all: every one, in file order)"`
 	TestSize    Size      `setting:"test-size" help:"target test samples drawn from the rest (all: every one)"`
 	KeepClasses int       `setting:"keep-classes" scenarios:"partial" help:"classes the target keeps in partial UDA, drawn per seed"`
+	// LabelFraction was fixed at 0.1 before it was a setting; runs recorded
+	// then hold no value for it.
+	LabelFraction float64 `setting:"label-fraction" scenarios:"limited" range:"(0,1)" record:"omit=0.1" help:"share of the target's training rows that are labelled with limited labels (the rest is its test set)"`
 }
+
+// Shift is the setting of the label shift of the data sets whose sources
+// the paper shifts: the share of the rows of the shifted classes (Amazon's
+// negative reviews, Digits' 5-9) dropped from every source. It was fixed at
+// the paper's 0.5 before it was a setting; runs recorded then hold no value
+// for it.
+type Shift struct {
+	Shift float64 `setting:"shift" range:"[0,1]" record:"omit=0.5" help:"share of every source's rows of the shifted classes (Amazon: the negative reviews; Digits: 5-9) dropped at random; 0: no label shift"`
+}
+
+// ShiftOf returns the shift of protocol p.
+func ShiftOf(p data.Protocol) Shift { return Shift{Shift: p.DropRate} }
+
+// Apply sets the protocol's drop rate.
+func (s *Shift) Apply(p *data.Protocol) { p.DropRate = s.Shift }
 
 // DrawOf returns the draw that gives protocol p: a data set's settings
 // start from the draw of its protocol.
 func DrawOf(p data.Protocol) Draw {
-	d := Draw{Split: Fixed, TrainSize: Size(p.TrainSize), TestSize: Size(p.TestSize), KeepClasses: p.KeepClasses}
+	d := Draw{Split: Fixed, TrainSize: Size(p.TrainSize), TestSize: Size(p.TestSize), KeepClasses: p.KeepClasses,
+		LabelFraction: p.LabelledFraction}
 	if p.Pool {
 		d.Split = Pool
 	}
@@ -220,6 +239,7 @@ func DrawOf(p data.Protocol) Draw {
 func (d *Draw) Apply(p *data.Protocol) {
 	p.Pool = d.Split == Pool
 	p.TrainSize, p.TestSize, p.KeepClasses = int(d.TrainSize), int(d.TestSize), d.KeepClasses
+	p.LabelledFraction = d.LabelFraction
 }
 
 // Size is a count of samples, or Every.

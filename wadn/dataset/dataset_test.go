@@ -28,14 +28,16 @@ func TestProtocols(t *testing.T) {
 		for _, sc := range ds.Scenarios {
 			paper := ds.PaperProtocol(sc)
 			got := ds.Protocol(sc, ds.Settings())
-			if got.Pool != paper.Pool || got.TrainSize != paper.TrainSize || got.TestSize != paper.TestSize {
+			if got.Pool != paper.Pool || got.TrainSize != paper.TrainSize || got.TestSize != paper.TestSize ||
+				got.DropRate != paper.DropRate || got.LabelledFraction != paper.LabelledFraction {
 				t.Errorf("%s %s: defaults give %+v, the paper's protocol is %+v", ds, sc, got, paper)
 			}
 		}
 	}
 	s := Digits.Settings()
 	fs := settings.Fields(s)
-	for name, v := range map[string]string{"split": "pool", "train-size": "500", "test-size": "all", "keep-classes": "3", "pixels": "unit"} {
+	for name, v := range map[string]string{"split": "pool", "train-size": "500", "test-size": "all", "keep-classes": "3", "pixels": "unit",
+		"shift": "0.2", "label-fraction": "0.03"} {
 		f, err := settings.Lookup(fs, name)
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +47,7 @@ func TestProtocols(t *testing.T) {
 		}
 	}
 	p := Digits.Protocol(data.Partial, s)
-	if !p.Pool || p.TrainSize != 500 || p.TestSize != 0 || p.KeepClasses != 3 {
+	if !p.Pool || p.TrainSize != 500 || p.TestSize != 0 || p.KeepClasses != 3 || p.DropRate != 0.2 || p.LabelledFraction != 0.03 {
 		t.Errorf("changed settings give %+v", p)
 	}
 	if s.(*DigitsSettings).Pixels != data.Unit {

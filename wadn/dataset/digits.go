@@ -70,16 +70,24 @@ var Digits = &Dataset{
 		Set: map[string]string{"epochs": "1", "train-size": "16", "test-size": "16", "batch": "4", "eval-batch": "16"}},
 	PaperProtocol: data.DigitsProtocol,
 	NewSettings: func() Settings {
-		d := DrawOf(data.DigitsProtocol(data.UDA))
+		p := data.DigitsProtocol(data.UDA)
+		d := DrawOf(p)
 		d.KeepClasses = 5 // of 10, as the paper keeps 35 of Office-Home's 65
-		return &DigitsSettings{Draw: d, Pixels: data.Raw}
+		return &DigitsSettings{Draw: d, Shift: ShiftOf(p), Pixels: data.Raw}
 	},
 }
 
 // DigitsSettings are the settings of the digit domains.
 type DigitsSettings struct {
 	Draw
+	Shift
 	Pixels data.PixelScale `setting:"pixels" help:"pixel values: raw (0-255, as the authors' code feeds them) or unit ([0, 1])"`
+}
+
+// Apply sets the protocol's options that the draw and the shift choose.
+func (s *DigitsSettings) Apply(p *data.Protocol) {
+	s.Draw.Apply(p)
+	s.Shift.Apply(p)
 }
 
 // Network returns the Digits CNN.

@@ -581,37 +581,48 @@ func TestSpecOfIdentity(t *testing.T) {
 }
 
 // TestIdentityOfLaterSettings checks that a setting added after runs were
-// recorded leaves their identities valid: lambda-distance at its zero value
-// (both, what every run did before it existed) is not recorded, and a record
-// without it reads back as both, not as a data set's other default.
+// recorded leaves their identities valid: at the value every run had
+// before it existed it is not recorded, and a record without it reads back
+// as that value, not as a data set's other default. lambda-distance was
+// both (its zero), shift 0.5 and label-fraction 0.1; a shift of 0 (its zero)
+// is recorded.
 func TestIdentityOfLaterSettings(t *testing.T) {
 	for _, tc := range []struct {
 		ds       *dataset.Dataset
-		value    string // lambda-distance after the defaults
+		scenario data.Scenario
+		method   string
+		name     string
+		value    string // after the defaults
 		recorded bool
 	}{
-		{dataset.Amazon, "both", false},
-		{dataset.Digits, "explicit", true},
-		{dataset.Digits, "both", false},
+		{dataset.Amazon, data.UDA, "wadn", "lambda-distance", "both", false},
+		{dataset.Digits, data.UDA, "wadn", "lambda-distance", "explicit", true},
+		{dataset.Digits, data.UDA, "wadn", "lambda-distance", "both", false},
+		{dataset.Amazon, data.UDA, "wadn", "shift", "0.5", false},
+		{dataset.Amazon, data.UDA, "source", "shift", "0", true},
+		{dataset.Digits, data.Limited, "wadn", "shift", "0.8", true},
+		{dataset.Digits, data.Limited, "wadn", "label-fraction", "0.1", false},
+		{dataset.Digits, data.Limited, "source", "label-fraction", "0.01", true},
+		{dataset.OfficeCaltech, data.Limited, "wadn", "label-fraction", "0.05", true},
 	} {
-		s, err := NewSpec(tc.ds, data.UDA, "wadn")
+		s, err := NewSpec(tc.ds, tc.scenario, tc.method)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Set("lambda-distance", tc.value); err != nil {
+		if err := s.Set(tc.name, tc.value); err != nil {
 			t.Fatal(err)
 		}
-		id := &Identity{Dataset: tc.ds.Name, Target: s.Target, Scenario: "uda", Method: "wadn",
+		id := &Identity{Dataset: tc.ds.Name, Target: s.Target, Scenario: tc.scenario.String(), Method: tc.method,
 			Settings: settings.Recorded(s.Fields())}
-		if _, ok := id.Settings["lambda-distance"]; ok != tc.recorded {
-			t.Errorf("%s, lambda-distance %s: recorded %v, want %v", tc.ds.Name, tc.value, ok, tc.recorded)
+		if _, ok := id.Settings[tc.name]; ok != tc.recorded {
+			t.Errorf("%s, %s %s: recorded %v, want %v", tc.ds.Name, tc.name, tc.value, ok, tc.recorded)
 		}
 		back, err := SpecOf(id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := back.Values()["lambda-distance"]; got != tc.value {
-			t.Errorf("%s, lambda-distance %s: read back as %s", tc.ds.Name, tc.value, got)
+		if got := back.Values()[tc.name]; got != tc.value {
+			t.Errorf("%s, %s %s: read back as %s", tc.ds.Name, tc.name, tc.value, got)
 		}
 	}
 }
