@@ -6,6 +6,7 @@
 package figures
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -77,6 +78,56 @@ func Write(dir string, rep *experiment.Report) ([]string, error) {
 	return files, nil
 }
 
+// Figure is one drawn figure: an SVG document with the name of the file it
+// is written to (without extension), its title and a caption saying what
+// it shows.
+type Figure struct {
+	Name    string
+	Title   string
+	Caption string
+	SVG     []byte
+}
+
+// Accuracy draws the target accuracy over the epochs of every row of rows
+// (methods, or one method's settings labels, on one target) in one panel:
+// per row the mean over its seeds as a line and the range from the lowest
+// to the highest seed as a band, every row in the legend by its name
+// (Row.Name). Rows without an epoch log are left out; ok is false when
+// none has one.
+func Accuracy(title string, rows []*experiment.Row) (svg []byte, ok bool, err error) {
+	p := newPlot("", "epoch", "target accuracy (%)")
+	var bands []band
+	seeds := 0
+	for i, row := range rows {
+		runs, err := histories(row)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(runs) == 0 {
+			continue
+		}
+		b, ok := seriesOf(runs, func(r seedRun, e int) (float64, bool) { return r.hist[e].Accuracy, true })
+		if !ok {
+			continue
+		}
+		b.name, b.col = row.Name(), palette[i%len(palette)]
+		if i >= len(palette) {
+			b.dashed = true
+		}
+		bands = append(bands, b)
+		seeds = max(seeds, len(runs))
+	}
+	if len(bands) == 0 {
+		return nil, false, nil
+	}
+	legend, err := addBands(p, bands)
+	if err != nil {
+		return nil, false, err
+	}
+	svg, err = render(fmt.Sprintf("%s\ntarget accuracy, mean and range over the seeds (up to %d)", title, seeds), []*plot.Plot{p}, legend)
+	return svg, err == nil, err
+}
+
 // seedRun is one seed's epoch log with its sources and true ratios.
 type seedRun struct {
 	sources []string
@@ -106,6 +157,7 @@ type band struct {
 	name         string
 	mean, lo, hi []float64
 	col          color.RGBA
+	dashed       bool // the mean's line dashed: a series beyond the palette's colours
 	reference    bool
 	value        float64
 }
@@ -303,6 +355,9 @@ func addBands(p *plot.Plot, bands []band) ([]legendEntry, error) {
 			return nil, err
 		}
 		l.Color, l.Width = b.col, vg.Points(1.5)
+		if b.dashed {
+			l.Dashes = []vg.Length{vg.Points(6), vg.Points(2)}
+		}
 		p.Add(l)
 		if b.name != "" {
 			legend = append(legend, legendEntry{b.name, l})
@@ -326,6 +381,16 @@ const titleRoom = 1.25
 // entries in a column of their own at the right, and writes them as SVG to
 // name.
 func save(name, title string, plots []*plot.Plot, legend []legendEntry) error {
+	svg, err := render(title, plots, legend)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name, svg, 0o644)
+}
+
+// render draws the plots side by side under the title, with the legend
+// entries in a column of their own at the right, as an SVG document.
+func render(title string, plots []*plot.Plot, legend []legendEntry) ([]byte, error) {
 	const panelW, panelH, titleH, legendW = 11 * vg.Centimeter, 10 * vg.Centimeter, 1.6 * vg.Centimeter, 4.5 * vg.Centimeter
 	w := vg.Length(len(plots)) * panelW
 	if len(legend) > 0 {
@@ -355,15 +420,11 @@ func save(name, title string, plots []*plot.Plot, legend []legendEntry) error {
 	for i, p := range plots {
 		p.Draw(canvases[0][i])
 	}
-	f, err := os.Create(name)
-	if err != nil {
-		return err
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
 	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return buf.Bytes(), nil
 }
 
 // roundTicks returns major ticks at whole multiples of a round step (1, 2,

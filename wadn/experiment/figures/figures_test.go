@@ -381,3 +381,32 @@ func fakeRun(dir string, s *experiment.Spec, acc float64, truth [][]float64, lin
 	}
 	return os.WriteFile(filepath.Join(run, "epochs.jsonl"), log, 0o644)
 }
+
+// TestAccuracy checks the accuracy panel of several rows: every row's name
+// in the legend, round ticks, and nothing drawn without an epoch log.
+func TestAccuracy(t *testing.T) {
+	rows := []*experiment.Row{fakeRow(t, "wadn", true).Rows[0], fakeRow(t, "dann", false).Rows[0]}
+	svg, ok, err := Accuracy("uda, digits, target usps", rows)
+	if err != nil || !ok {
+		t.Fatalf("Accuracy: %v, %v", ok, err)
+	}
+	name := filepath.Join(t.TempDir(), "accuracy.svg")
+	if err := os.WriteFile(name, svg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkTicks(t, name)
+	var legend []string
+	for _, e := range readTexts(t, name) {
+		if e.size == "12px" {
+			legend = append(legend, e.text)
+		}
+	}
+	for _, r := range rows {
+		if !slices.Contains(legend, r.Name()) {
+			t.Errorf("legend %q lacks %q", legend, r.Name())
+		}
+	}
+	if _, ok, err := Accuracy("none", nil); ok || err != nil {
+		t.Errorf("no rows: ok %v, %v", ok, err)
+	}
+}
