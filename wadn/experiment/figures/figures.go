@@ -7,6 +7,7 @@ package figures
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -20,6 +21,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/wadn-go/wadn/wadn/experiment"
@@ -78,14 +80,32 @@ func Write(dir string, rep *experiment.Report) ([]string, error) {
 	return files, nil
 }
 
-// Figure is one drawn figure: an SVG document with the name of the file it
-// is written to (without extension), its title and a caption saying what
-// it shows.
+// Figure is one drawn figure: an SVG document and a PNG image of it, with
+// the name of the files they are written to (without extension), its title
+// and a caption saying what it shows.
 type Figure struct {
 	Name    string
 	Title   string
 	Caption string
 	SVG     []byte
+	PNG     []byte
+}
+
+// Write writes the figure into dir as NAME.svg and NAME.png, and returns
+// their paths.
+func (f Figure) Write(dir string) ([]string, error) {
+	var files []string
+	for _, out := range []struct {
+		ext string
+		b   []byte
+	}{{".svg", f.SVG}, {".png", f.PNG}} {
+		name := filepath.Join(dir, f.Name+out.ext)
+		if err := os.WriteFile(name, out.b, 0o644); err != nil {
+			return files, err
+		}
+		files = append(files, name)
+	}
+	return files, nil
 }
 
 // Accuracy draws the target accuracy over the epochs of every row of rows
@@ -156,10 +176,21 @@ func histories(row *experiment.Row) ([]seedRun, error) {
 type band struct {
 	name         string
 	mean, lo, hi []float64
-	col          color.RGBA
-	dashed       bool // the mean's line dashed: a series beyond the palette's colours
-	reference    bool
-	value        float64
+	// x are the positions of the values along x; nil: the epochs 1, 2, ...
+	x         []float64
+	col       color.RGBA
+	dashed    bool // the mean's line dashed: a series beyond the palette's colours
+	points    bool // a mark at every value of the mean
+	reference bool
+	value     float64
+}
+
+// at returns the position along x of the band's e-th value.
+func (b band) at(e int) float64 {
+	if b.x != nil {
+		return b.x[e]
+	}
+	return float64(e + 1)
 }
 
 // seriesOf returns the band of value(run, epoch) over the runs' common
@@ -333,10 +364,10 @@ func addBands(p *plot.Plot, bands []band) ([]legendEntry, error) {
 		if n > 1 && !slices.Equal(b.lo, b.hi) {
 			poly := make(plotter.XYs, 0, 2*n)
 			for e := range n {
-				poly = append(poly, plotter.XY{X: float64(e + 1), Y: b.lo[e]})
+				poly = append(poly, plotter.XY{X: b.at(e), Y: b.lo[e]})
 			}
 			for e := n - 1; e >= 0; e-- {
-				poly = append(poly, plotter.XY{X: float64(e + 1), Y: b.hi[e]})
+				poly = append(poly, plotter.XY{X: b.at(e), Y: b.hi[e]})
 			}
 			pg, err := plotter.NewPolygon(poly)
 			if err != nil {
@@ -348,9 +379,9 @@ func addBands(p *plot.Plot, bands []band) ([]legendEntry, error) {
 		}
 		xy := make(plotter.XYs, n)
 		for e := range n {
-			xy[e] = plotter.XY{X: float64(e + 1), Y: b.mean[e]}
+			xy[e] = plotter.XY{X: b.at(e), Y: b.mean[e]}
 		}
-		l, err := plotter.NewLine(xy)
+		l, pts, err := plotter.NewLinePoints(xy)
 		if err != nil {
 			return nil, err
 		}
@@ -358,12 +389,30 @@ func addBands(p *plot.Plot, bands []band) ([]legendEntry, error) {
 		if b.dashed {
 			l.Dashes = []vg.Length{vg.Points(6), vg.Points(2)}
 		}
+		var thumb plot.Thumbnailer = l
 		p.Add(l)
+		if b.points {
+			pts.Color, pts.Radius, pts.Shape = b.col, vg.Points(3), draw.CircleGlyph{}
+			p.Add(pts)
+			thumb = lineAndPoints{l, pts}
+		}
 		if b.name != "" {
-			legend = append(legend, legendEntry{b.name, l})
+			legend = append(legend, legendEntry{b.name, thumb})
 		}
 	}
 	return legend, nil
+}
+
+// lineAndPoints is the legend's thumbnail of a line with marks.
+type lineAndPoints struct {
+	l   *plotter.Line
+	pts *plotter.Scatter
+}
+
+// Thumbnail draws the line, and a mark on it.
+func (t lineAndPoints) Thumbnail(c *draw.Canvas) {
+	t.l.Thumbnail(c)
+	t.pts.Thumbnail(c)
 }
 
 // legendEntry is a named series and the line that draws it.
@@ -391,40 +440,131 @@ func save(name, title string, plots []*plot.Plot, legend []legendEntry) error {
 // render draws the plots side by side under the title, with the legend
 // entries in a column of their own at the right, as an SVG document.
 func render(title string, plots []*plot.Plot, legend []legendEntry) ([]byte, error) {
-	const panelW, panelH, titleH, legendW = 11 * vg.Centimeter, 10 * vg.Centimeter, 1.6 * vg.Centimeter, 4.5 * vg.Centimeter
-	w := vg.Length(len(plots)) * panelW
-	if len(legend) > 0 {
-		w += legendW
+	return layout{title: title, panels: [][]*plot.Plot{plots}, legend: legend}.drawing().svg()
+}
+
+// The sizes of a figure's parts.
+const (
+	panelW, panelH = 11 * vg.Centimeter, 10 * vg.Centimeter // a panel, unless its layout says otherwise
+	minTitleH      = 1.6 * vg.Centimeter                    // the band of the title, at least
+	legendW        = 4.5 * vg.Centimeter                    // the legend's column, at least
+	barW           = 2.8 * vg.Centimeter                    // a colour bar's column
+)
+
+// layout is the arrangement of a figure: the title over rows of panels, and
+// at the right a column with the legend entries and, under them, a colour
+// bar.
+type layout struct {
+	title  string
+	panels [][]*plot.Plot // rows of panels, all as long; a nil panel leaves its tile empty
+	legend []legendEntry
+	bar    *plot.Plot // the colour bar's plot, nil for none
+	// panelW and panelH are a panel's size; zero: panelW and panelH.
+	panelW, panelH vg.Length
+}
+
+// drawing lays l out on a canvas as wide as its panels, its legend's
+// column and its title need.
+func (l layout) drawing() drawing {
+	pw, ph := cmp.Or(l.panelW, panelW), cmp.Or(l.panelH, panelH)
+	cols := 0
+	for _, row := range l.panels {
+		cols = max(cols, len(row))
+	}
+	key := plot.New()
+	key.HideAxes()
+	key.Legend.Top, key.Legend.Left = true, true
+	side := vg.Length(0)
+	for _, e := range l.legend {
+		key.Legend.Add(e.name, e.thumb)
+		// The entry's text, its thumbnail and the space around them.
+		side = max(side, legendW, key.Legend.TextStyle.Width(e.name)+key.Legend.ThumbnailWidth+vg.Centimeter)
+	}
+	if l.bar != nil {
+		side = max(side, barW)
 	}
 	head := plot.New()
-	head.Title.Text = title
+	head.Title.Text = l.title
+	titleH := max(minTitleH, head.Title.TextStyle.Height(l.title)+0.6*vg.Centimeter)
 	// As wide as the title, whose lines would be clipped otherwise, with
 	// room for a viewer's wider font where it lacks the one named.
-	w = max(w, titleRoom*head.Title.TextStyle.Width(title)+vg.Centimeter)
-	c := vgsvg.New(w, panelH+titleH)
-	dc := draw.New(c)
-	head.HideAxes()
-	head.Draw(draw.Crop(dc, 0, 0, panelH, 0))
-	area := draw.Crop(dc, 0, 0, 0, -titleH)
-	if len(legend) > 0 {
-		key := plot.New()
-		key.HideAxes()
-		key.Legend.Top, key.Legend.Left = true, true
-		for _, e := range legend {
-			key.Legend.Add(e.name, e.thumb)
+	w := max(vg.Length(cols)*pw+side, titleRoom*head.Title.TextStyle.Width(l.title)+vg.Centimeter)
+	h := vg.Length(len(l.panels))*ph + titleH
+	return drawing{w: w, h: h, draw: func(dc draw.Canvas) {
+		head.HideAxes()
+		head.Draw(draw.Crop(dc, 0, 0, h-titleH, 0))
+		area := draw.Crop(dc, 0, 0, 0, -titleH)
+		if side > 0 {
+			column := draw.Crop(area, w-side, 0, 0, 0)
+			if len(l.legend) > 0 {
+				key.Draw(column)
+			}
+			if l.bar != nil {
+				top := vg.Centimeter / 2
+				if len(l.legend) > 0 {
+					top = (area.Max.Y - area.Min.Y) / 2
+				}
+				l.bar.Draw(draw.Crop(column, 0, -vg.Centimeter/2, vg.Centimeter, -top))
+			}
+			area = draw.Crop(area, 0, -side, 0, 0)
 		}
-		key.Draw(draw.Crop(area, w-legendW, 0, 0, 0))
-		area = draw.Crop(area, 0, -legendW, 0, 0)
-	}
-	canvases := plot.Align([][]*plot.Plot{plots}, draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Centimeter / 2, PadRight: vg.Centimeter / 4}, area)
-	for i, p := range plots {
-		p.Draw(canvases[0][i])
-	}
+		if cols == 0 {
+			return
+		}
+		tiles := draw.Tiles{Rows: len(l.panels), Cols: cols, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2, PadRight: vg.Centimeter / 4}
+		canvases := plot.Align(l.panels, tiles, area)
+		for i, row := range l.panels {
+			for j, p := range row {
+				if p != nil {
+					p.Draw(canvases[i][j])
+				}
+			}
+		}
+	}}
+}
+
+// drawing is a figure laid out: its size, and how it draws itself on a
+// canvas of that size.
+type drawing struct {
+	w, h vg.Length
+	draw func(draw.Canvas)
+}
+
+// pngDPI is the resolution of the PNG figures: a 30 cm figure is about
+// 1800 pixels wide.
+const pngDPI = 150
+
+// svg returns the drawing as an SVG document.
+func (d drawing) svg() ([]byte, error) {
+	c := vgsvg.New(d.w, d.h)
+	d.draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// png returns the drawing as a PNG image of pngDPI on a white ground.
+func (d drawing) png() ([]byte, error) {
+	c := vgimg.NewWith(vgimg.UseWH(d.w, d.h), vgimg.UseDPI(pngDPI))
+	d.draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// figure returns the figure of the drawing d, in both forms.
+func (d drawing) figure(name, title, caption string) (Figure, error) {
+	f := Figure{Name: name, Title: title, Caption: caption}
+	var err error
+	if f.SVG, err = d.svg(); err != nil {
+		return f, err
+	}
+	f.PNG, err = d.png()
+	return f, err
 }
 
 // roundTicks returns major ticks at whole multiples of a round step (1, 2,
