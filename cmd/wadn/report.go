@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/internal/datadir"
 	"github.com/wadn-go/wadn/wadn/experiment"
 	"github.com/wadn-go/wadn/wadn/experiment/figures"
 )
@@ -17,7 +19,7 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "tabulate the finished runs under one or more directories beside the paper's numbers",
-		usage:   "[--json | --csv | --runs | --comparison] [--scenario S[,S]] [--method M[,M]] [--target T[,T]] [--seed N[,N]] [--settings L]... [--plots PLOTDIR] DIR...",
+		usage:   "[--json | --csv | --runs | --comparison] [--scenario S[,S]] [--method M[,M]] [--target T[,T]] [--seed N[,N]] [--settings L]... [--plots PLOTDIR] [--figures FIGDIR [--data DIR]] DIR...",
 		run:     runReport,
 	})
 }
@@ -27,6 +29,8 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(c, e)
 	asJSON := fs.Bool("json", false, "print the rows as JSON: per data set, scenario, method, target and settings label, the accuracy per seed, mean, std, n and the final alpha's error, worst and per source")
 	plots := fs.String("plots", "", "also draw each row's accuracy, lambda and alpha over the epochs (mean and range over the seeds) as SVG files in `PLOTDIR`")
+	figs := fs.String("figures", "", "also draw the paper's figures that the runs allow (Fig. 2 to 5 and the appendix's alpha over the epochs) as NAME.svg and NAME.png in `FIGDIR`")
+	dataDir := fs.String("data", datadir.Default(), "data directory Fig. 2 loads Digits from (default "+datadir.Help+"; none: Fig. 2 of Amazon alone, from the copy embedded in the binary)")
 	asCSV := fs.Bool("csv", false, "print the runs' epoch logs as one CSV table: a line per run and epoch, the run's identity then the epoch's fields")
 	runs := fs.Bool("runs", false, "print a Markdown table with a line per run: the target accuracy at epochs 1, 10, 20, 30 and the last, the peak and its epoch, the largest drop into the last 10 epochs and the median epoch's seconds")
 	sources := fs.Bool("sources", false, "print a Markdown table with a line per row: each source's final lambda and alpha error, and the estimated target label distribution (last epoch, mean over the seeds)")
@@ -105,6 +109,11 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *figs != "" && len(rep.Rows) > 0 {
+		if err := writeFigures(e, rep, *figs, *dataDir); err != nil {
+			return err
+		}
+	}
 	if err := writeReport(e, rep, *plots, *asJSON, *asCSV, *runs, *sources, *comparison); err != nil {
 		return err
 	}
@@ -115,6 +124,29 @@ func runReport(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "  %s: %s\n", d.Dir, strings.ReplaceAll(d.Error, d.Dir+string(filepath.Separator), ""))
 		}
 		return &exitError{1}
+	}
+	return nil
+}
+
+// writeFigures writes the paper's figures that rep's runs allow into dir,
+// Fig. 2 of the data sets not embedded loaded from dataDir, and says how
+// many, and what each shows, on the standard error.
+func writeFigures(e *env, rep *experiment.Report, dir, dataDir string) error {
+	figs, err := figures.Paper(rep, figures.PaperOptions{DataDir: dataDir})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range figs {
+		if _, err := f.Write(dir); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(e.stderr, "%d figures written to %s (NAME.svg and NAME.png):\n", len(figs), dir)
+	for _, f := range figs {
+		fmt.Fprintf(e.stderr, "  %s: %s\n", f.Name, f.Caption)
 	}
 	return nil
 }

@@ -180,6 +180,7 @@ type band struct {
 	x         []float64
 	col       color.RGBA
 	dashed    bool // the mean's line dashed: a series beyond the palette's colours
+	dashes    []vg.Length // the mean's line's dashes, when set (else dashed's)
 	points    bool // a mark at every value of the mean
 	reference bool
 	value     float64
@@ -389,6 +390,9 @@ func addBands(p *plot.Plot, bands []band) ([]legendEntry, error) {
 		if b.dashed {
 			l.Dashes = []vg.Length{vg.Points(6), vg.Points(2)}
 		}
+		if b.dashes != nil {
+			l.Dashes = b.dashes
+		}
 		var thumb plot.Thumbnailer = l
 		p.Add(l)
 		if b.points {
@@ -485,7 +489,7 @@ func (l layout) drawing() drawing {
 	}
 	head := plot.New()
 	head.Title.Text = l.title
-	titleH := max(minTitleH, head.Title.TextStyle.Height(l.title)+0.6*vg.Centimeter)
+	titleH := max(minTitleH, head.Title.TextStyle.Height(l.title)+0.9*vg.Centimeter)
 	// As wide as the title, whose lines would be clipped otherwise, with
 	// room for a viewer's wider font where it lacks the one named.
 	w := max(vg.Length(cols)*pw+side, titleRoom*head.Title.TextStyle.Width(l.title)+vg.Centimeter)
@@ -511,7 +515,9 @@ func (l layout) drawing() drawing {
 		if cols == 0 {
 			return
 		}
-		tiles := draw.Tiles{Rows: len(l.panels), Cols: cols, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2, PadRight: vg.Centimeter / 4}
+		// PadLeft keeps the whole height of the font of the y axes' labels,
+		// not only their letters, on the canvas.
+		tiles := draw.Tiles{Rows: len(l.panels), Cols: cols, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2, PadLeft: vg.Points(3), PadRight: vg.Centimeter / 4}
 		canvases := plot.Align(l.panels, tiles, area)
 		for i, row := range l.panels {
 			for j, p := range row {

@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"cmp"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -13,6 +14,9 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/wadn-go/wadn/internal/settings"
 	"github.com/wadn-go/wadn/wadn/experiment"
@@ -69,8 +73,17 @@ func readTexts(t *testing.T, path string) []svgText {
 // checkTicks checks the tick labels of the plots in an SVG file (its 10px
 // texts): along each axis they are whole multiples of one round step (1, 2,
 // 2.5 or 5 times a power of ten), each at the position its value gives (the
-// positions affine in the values), and there are at least two.
+// positions affine in the values), and there are at least two. The panels
+// may lie in rows (a grid).
 func checkTicks(t *testing.T, path string) {
+	t.Helper()
+	checkTicksAt(t, path, nil)
+}
+
+// checkTicksAt is checkTicks, but with levels not nil the tick labels along
+// every x axis are the values of levels, each at the position its value
+// gives, whatever their step.
+func checkTicksAt(t *testing.T, path string, levels []float64) {
 	t.Helper()
 	name := filepath.Base(path)
 	byY := map[float64][]svgText{}
@@ -84,27 +97,74 @@ func checkTicks(t *testing.T, path string) {
 		}
 		byY[e.y] = append(byY[e.y], e)
 	}
-	var xAxes [][]svgText // a row of x labels holds every panel's: split where the values start again
+	// The y labels of a panel end at one x, right of which its axis is:
+	// a column of labels ending at one x whose values are not all one is
+	// of y labels (the x labels of panels one above the other end at one
+	// x too, but each says the same).
+	var all []svgText
+	for _, row := range byY {
+		all = append(all, row...)
+	}
+	style := text.Style{Font: font.From(plot.DefaultFont, vg.Points(10)), Handler: plot.DefaultTextHandler}
+	end := func(e svgText) float64 { return e.x + float64(style.Width(e.text).Points()) }
+	slices.SortFunc(all, func(a, b svgText) int { return cmpFloat(end(a), end(b)) })
+	isY := map[svgText]bool{}
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && end(all[j])-end(all[j-1]) < 0.5 {
+			j++
+		}
+		if slices.ContainsFunc(all[i:j], func(e svgText) bool { return value(e) != value(all[i]) }) {
+			for _, e := range all[i:j] {
+				isY[e] = true
+			}
+		}
+		i = j
+	}
+	// A row of x labels holds every panel's of a row of panels: split where
+	// the values start again.
+	var xAxes [][]svgText
 	var yLabels []svgText
 	for _, row := range byY {
-		if len(row) == 1 {
-			yLabels = append(yLabels, row[0])
-			continue
+		var xs []svgText
+		for _, e := range row {
+			if isY[e] {
+				yLabels = append(yLabels, e)
+			} else {
+				xs = append(xs, e)
+			}
 		}
-		slices.SortFunc(row, func(a, b svgText) int { return cmpFloat(a.x, b.x) })
+		slices.SortFunc(xs, func(a, b svgText) int { return cmpFloat(a.x, b.x) })
 		start := 0
-		for i := 1; i <= len(row); i++ {
-			if i == len(row) || value(row[i]) <= value(row[i-1]) {
-				xAxes = append(xAxes, row[start:i])
+		for i := 1; i <= len(xs); i++ {
+			if i == len(xs) || value(xs[i]) <= value(xs[i-1]) {
+				xAxes = append(xAxes, xs[start:i])
 				start = i
 			}
 		}
 	}
+	// A row of panels lies above its x labels: a y label belongs to the
+	// row of panels whose x labels are the first below it.
+	var xRows []float64
+	for _, a := range xAxes {
+		if !slices.Contains(xRows, a[0].y) {
+			xRows = append(xRows, a[0].y)
+		}
+	}
+	band := func(e svgText) int {
+		n := 0
+		for _, y := range xRows {
+			if y < e.y { // the SVG's y grows downwards
+				n++
+			}
+		}
+		return n
+	}
 	// The y labels of one panel lie within a few points of each other in x.
-	slices.SortFunc(yLabels, func(a, b svgText) int { return cmpFloat(a.x, b.x) })
+	slices.SortFunc(yLabels, func(a, b svgText) int { return cmp.Or(band(a)-band(b), cmpFloat(a.x, b.x)) })
 	var yAxes [][]svgText
 	for i, e := range yLabels {
-		if i == 0 || e.x-yLabels[i-1].x > 40 {
+		if i == 0 || band(e) != band(yLabels[i-1]) || e.x-yLabels[i-1].x > 40 {
 			yAxes = append(yAxes, nil)
 		}
 		yAxes[len(yAxes)-1] = append(yAxes[len(yAxes)-1], e)
@@ -112,12 +172,31 @@ func checkTicks(t *testing.T, path string) {
 	if len(xAxes) == 0 || len(yAxes) == 0 {
 		t.Fatalf("%s: %d x axes and %d y axes of tick labels", name, len(xAxes), len(yAxes))
 	}
-	check := func(kind string, labels []svgText, pos func(svgText) float64) {
+	check := func(kind string, labels []svgText, pos func(svgText) float64, at []float64) {
 		if len(labels) < 2 {
 			t.Errorf("%s: a %s axis with %d tick labels", name, kind, len(labels))
 			return
 		}
 		slices.SortFunc(labels, func(a, b svgText) int { return cmpFloat(pos(a), pos(b)) })
+		if at != nil {
+			var got []float64
+			for _, l := range labels {
+				got = append(got, value(l))
+			}
+			if !slices.Equal(got, at) {
+				t.Errorf("%s: %s ticks at %v, want %v", name, kind, got, at)
+				return
+			}
+			// Value and position move together.
+			first, last := labels[0], labels[len(labels)-1]
+			for _, l := range labels[1 : len(labels)-1] {
+				want := pos(first) + (pos(last)-pos(first))*(value(l)-value(first))/(value(last)-value(first))
+				if math.Abs(pos(l)-want) > 1 {
+					t.Errorf("%s: %s tick %s at %.2f, its value puts it at %.2f", name, kind, l.text, pos(l), want)
+				}
+			}
+			return
+		}
 		step := value(labels[1]) - value(labels[0])
 		mant := step / math.Pow10(int(math.Floor(math.Log10(step))))
 		round := false
@@ -144,10 +223,10 @@ func checkTicks(t *testing.T, path string) {
 	// An x label is centred on its tick: its middle, not its start, is the
 	// position (the figures of a 10px label are about 5 points wide).
 	for _, a := range xAxes {
-		check("x", a, func(e svgText) float64 { return e.x + 2.5*float64(len(e.text)) })
+		check("x", a, func(e svgText) float64 { return e.x + 2.5*float64(len(e.text)) }, levels)
 	}
 	for _, a := range yAxes {
-		check("y", a, func(e svgText) float64 { return -e.y })
+		check("y", a, func(e svgText) float64 { return -e.y }, nil)
 	}
 }
 
