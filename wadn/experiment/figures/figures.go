@@ -179,9 +179,9 @@ type band struct {
 	// x are the positions of the values along x; nil: the epochs 1, 2, ...
 	x         []float64
 	col       color.RGBA
-	dashed    bool // the mean's line dashed: a series beyond the palette's colours
+	dashed    bool        // the mean's line dashed: a series beyond the palette's colours
 	dashes    []vg.Length // the mean's line's dashes, when set (else dashed's)
-	points    bool // a mark at every value of the mean
+	points    bool        // a mark at every value of the mean
 	reference bool
 	value     float64
 }

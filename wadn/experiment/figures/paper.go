@@ -69,7 +69,9 @@ func defaultRows(rep *experiment.Report, ds *dataset.Dataset, sc data.Scenario, 
 			out = append(out, r)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *experiment.Row) int { return cmp.Compare(domainIndex(ds, a.Target), domainIndex(ds, b.Target)) })
+	slices.SortStableFunc(out, func(a, b *experiment.Row) int {
+		return cmp.Compare(domainIndex(ds, a.Target), domainIndex(ds, b.Target))
+	})
 	return out
 }
 

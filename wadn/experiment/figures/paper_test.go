@@ -582,7 +582,7 @@ func TestAlphaPartialMarks(t *testing.T) {
 		mid := m.x + 0.25*droppedFontSize // a mark is about half its size wide
 		best, class := math.Inf(1), -1
 		for _, tk := range ticks {
-			if d := math.Abs(tk.x+2.5*float64(len(tk.text)) - mid); d < best && tk.y > m.y && tk.y-m.y < 40 { // the x labels, under the marks
+			if d := math.Abs(tk.x + 2.5*float64(len(tk.text)) - mid); d < best && tk.y > m.y && tk.y-m.y < 40 { // the x labels, under the marks
 				best, class = d, int(value(tk))
 			}
 		}
