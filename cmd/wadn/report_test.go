@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,5 +101,51 @@ func TestResumeDamagedCheckpoint(t *testing.T) {
 	code, _, stderr := runArgs(t, "", "train", "--resume", "--out", out)
 	if code != 1 || !strings.Contains(stderr, "it cannot be resumed: remove "+ckpt+" to train the run from its start") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestReportFigures: --figures writes NAME.svg and NAME.png of every figure
+// the runs allow into its directory, made for them, and says how many; the
+// report is printed as without it.
+func TestReportFigures(t *testing.T) {
+	dir := t.TempDir()
+	copyRuns(t, dir, "amazon-books-uda-wadn-seed0-6c64aeb40abb", "amazon-books-uda-wadn-seed1-783e7a3929eb",
+		"amazon-kitchen-uda-wadn-seed0-d961938dc3cb", "amazon-kitchen-uda-darn-seed0-55fbd8c3f868")
+	figs := filepath.Join(t.TempDir(), "new", "figures")
+	code, stdout, stderr := runArgs(t, "", "report", "--figures", figs, "--data", "", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	_, plain, _ := runArgs(t, "", "report", dir)
+	if stdout != plain {
+		t.Errorf("the report with --figures:\n%s\nwithout:\n%s", stdout, plain)
+	}
+	want := []string{"fig2-label-shift-amazon", "fig3a-lambda-matrix-amazon", "fig3b-lambda-epochs-amazon", "figA-alpha-epochs-amazon"}
+	if !strings.Contains(stderr, fmt.Sprintf("%d figures written to %s", len(want), figs)) {
+		t.Errorf("stderr does not say %d figures were written to %s:\n%s", len(want), figs, stderr)
+	}
+	var files []string
+	entries, err := os.ReadDir(figs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		files = append(files, e.Name())
+	}
+	var wantFiles []string
+	for _, name := range want {
+		wantFiles = append(wantFiles, name+".png", name+".svg")
+		if !strings.Contains(stderr, name+": ") {
+			t.Errorf("stderr does not name %s:\n%s", name, stderr)
+		}
+	}
+	if !slices.Equal(files, wantFiles) {
+		t.Errorf("%s holds %q, want %q", figs, files, wantFiles)
+	}
+	code, stdout, _ = runArgs(t, "", "help", "report")
+	for _, flag := range []string{"[--figures FIGDIR [--data DIR]]", "-figures FIGDIR", "-data"} {
+		if code != 0 || !strings.Contains(stdout, flag) {
+			t.Errorf("wadn help report: exit %d, no %q:\n%s", code, flag, stdout)
+		}
 	}
 }
