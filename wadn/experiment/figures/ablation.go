@@ -312,10 +312,10 @@ func (a ablation) figure(rep *experiment.Report, ds *dataset.Dataset, _ PaperOpt
 		}
 	}
 	title := fmt.Sprintf("%s: target accuracy against %s (default %s), %s %s\n"+
-		"mean over the %s seeds every value of a series has, band from the lowest to the highest seed",
+		"mean over the %s every value of a series has, band from the lowest to the highest seed",
 		a.title, a.setting, def, ds.Name, a.scenario, seedCount(counts))
 	caption := fmt.Sprintf("The target accuracy of %s on %s in %s against %s, %s (at the default, %s, the runs at every default), "+
-		"a panel per target%s, the mean over %s seeds with a band from the lowest to the highest seed.",
+		"a panel per target%s, the mean over %s with a band from the lowest to the highest seed.",
 		strings.Join(names, ", "), ds.Name, a.scenario, a.setting, a.what, def,
 		average, seedCount(counts))
 	l := layout{title: title, panels: grid, legend: legend, panelW: 10 * vg.Centimeter, panelH: 8 * vg.Centimeter}

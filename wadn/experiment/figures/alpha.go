@@ -207,10 +207,10 @@ func alphaEpochs(rep *experiment.Report, ds *dataset.Dataset, _ PaperOptions) (*
 		plots = append(plots, p)
 	}
 	title := fmt.Sprintf("Appendix: the label ratios alpha of WADN over the epochs, %s uda, target %s\n"+
-		"per source, alpha(y) = T(y) / S(y) by class and epoch, the mean over %d seeds; at the right, apart, the true ratios",
-		ds.Name, row.Target, len(runs))
-	caption := fmt.Sprintf("WADN's estimate of alpha(y) for every source, class and epoch in UDA on %s, target %s, the mean over %d seeds, "+
-		"beside the true ratios (white: 1, blue: below, red: above).", ds.Name, row.Target, len(runs))
+		"per source, alpha(y) = T(y) / S(y) by class and epoch, the mean over %s; at the right, apart, the true ratios",
+		ds.Name, row.Target, seedCount([]int{len(runs)}))
+	caption := fmt.Sprintf("WADN's estimate of alpha(y) for every source, class and epoch in UDA on %s, target %s, the mean over %s, "+
+		"beside the true ratios (white: 1, blue: below, red: above).", ds.Name, row.Target, seedCount([]int{len(runs)}))
 	l := layout{title: title, panels: [][]*plot.Plot{plots}, bar: colourBar(cm, "alpha"),
 		panelH: vg.Length(k)*0.55*vg.Centimeter + 3.5*vg.Centimeter}
 	f, err := l.drawing().figure("figA-alpha-epochs-"+ds.Name, title, caption)

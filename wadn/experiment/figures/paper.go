@@ -138,13 +138,17 @@ func domainDashes(ds *dataset.Dataset, name string) []vg.Length {
 	return out
 }
 
-// seedCount describes how many seeds the counts are: "3", or "3 to 5".
+// seedCount says how many seeds the counts are: "1 seed", "3 seeds", or
+// "3 to 5 seeds".
 func seedCount(counts []int) string {
 	lo, hi := slices.Min(counts), slices.Max(counts)
-	if lo == hi {
-		return strconv.Itoa(lo)
+	switch {
+	case lo != hi:
+		return fmt.Sprintf("%d to %d seeds", lo, hi)
+	case lo == 1:
+		return "1 seed"
 	}
-	return fmt.Sprintf("%d to %d", lo, hi)
+	return fmt.Sprintf("%d seeds", lo)
 }
 
 // classTicks returns a tick at every class of k, or, for more than twelve,
@@ -231,7 +235,7 @@ func labelShift(rep *experiment.Report, ds *dataset.Dataset, opt PaperOptions) (
 			continue
 		}
 		if want := id.Data[d.Name]; d.Checksum() != want {
-			return nil, fmt.Errorf("fig. 2: the %s data of %s are not those the run in %s trained on", d.Name, from, run.Dir)
+			return nil, fmt.Errorf("fig. 2: the %s data of %s are not those the run in %s trained on (give the data directory it trained on)", d.Name, from, run.Dir)
 		}
 		domains = append(domains, d)
 	}
@@ -293,7 +297,7 @@ func labelShift(rep *experiment.Report, ds *dataset.Dataset, opt PaperOptions) (
 		plots = append(plots, p)
 	}
 	for _, p := range plots {
-		p.Y.Max = top // one scale for every domain
+		p.Y.Max = 1.05 * top // one scale for every domain
 	}
 	order := map[string]int{drawnName: 0, thinName: 1, targetName: 2}
 	slices.SortFunc(legend, func(a, b legendEntry) int { return cmp.Compare(order[a.name], order[b.name]) })
@@ -406,9 +410,9 @@ func lambdaMatrix(rep *experiment.Report, ds *dataset.Dataset, _ PaperOptions) (
 	}
 	p.Add(labels)
 	title := fmt.Sprintf("Fig. 3(a): the final source weights lambda of WADN, %s uda\n"+
-		"a row per target; each cell the weight of its column's domain as a source, mean over %s seeds", ds.Name, seedCount(seeds))
+		"a row per target; each cell the weight of its column's domain as a source, mean over %s", ds.Name, seedCount(seeds))
 	caption := fmt.Sprintf("WADN's final weight lambda of every source domain (column) for every target (row) of %s in UDA, "+
-		"the mean over %s seeds; the target's own cell is marked.", ds.Name, seedCount(seeds))
+		"the mean over %s; the target's own cell is marked.", ds.Name, seedCount(seeds))
 	l := layout{title: title, panels: [][]*plot.Plot{{p}}, bar: colourBar(cm, "lambda"),
 		panelW: 2.4*vg.Centimeter*vg.Length(len(domains)) + 3.5*vg.Centimeter,
 		panelH: 1.6*vg.Centimeter*vg.Length(len(targets)) + 3*vg.Centimeter}
@@ -504,9 +508,9 @@ func lambdaEpochs(rep *experiment.Report, ds *dataset.Dataset, _ PaperOptions) (
 		names[i] = methodTitle(m, data.UDA)
 	}
 	title := fmt.Sprintf("Fig. 3(b): the source weights lambda over the epochs, %s, %s uda\n"+
-		"a row per target; mean over %s seeds, band from the lowest to the highest seed", strings.Join(names, " beside "), ds.Name, seedCount(seeds))
+		"a row per target; mean over %s, band from the lowest to the highest seed", strings.Join(names, " beside "), ds.Name, seedCount(seeds))
 	caption := fmt.Sprintf("The weight lambda of every source over the epochs of %s in UDA on %s, a row of panels per target, "+
-		"the mean over %s seeds with a band from the lowest to the highest seed.", strings.Join(names, " and "), ds.Name, seedCount(seeds))
+		"the mean over %s with a band from the lowest to the highest seed.", strings.Join(names, " and "), ds.Name, seedCount(seeds))
 	l := layout{title: title, panels: grid, legend: legend, panelW: 10 * vg.Centimeter, panelH: 7 * vg.Centimeter}
 	f, err := l.drawing().figure("fig3b-lambda-epochs-"+ds.Name, title, caption)
 	return &f, err
