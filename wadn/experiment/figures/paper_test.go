@@ -342,12 +342,12 @@ func dropClasses(drop ...int) func(s *experiment.Spec, sources, classes int) [][
 	}
 }
 
-// TestPaper draws the paper's figures from runs of several kinds: each
+// TestPaperFigures draws the paper's figures from runs of several kinds: each
 // figure is there when its runs are and absent otherwise, in the fixed
 // order; its legend names every series and no other; its ticks are round
 // (the ablations' at their values), its texts on its canvas, and its PNG
 // of its size.
-func TestPaper(t *testing.T) {
+func TestPaperFigures(t *testing.T) {
 	amazonUDA := func(m string, set map[string]string) fakeRuns {
 		return fakeRuns{dataset: "amazon", scenario: "uda", method: m, targets: []string{"books", "kitchen"}, seeds: []uint64{0, 1}, set: set}
 	}
@@ -441,11 +441,11 @@ func TestPaper(t *testing.T) {
 	}
 }
 
-// TestAblationLevels: an ablation takes each run's value of its setting
+// TestFigureAblationLevels: an ablation takes each run's value of its setting
 // from the run's settings, so that the runs at every default (label "")
 // join the others at the default value, and leaves out the runs that
 // change another setting too.
-func TestAblationLevels(t *testing.T) {
+func TestFigureAblationLevels(t *testing.T) {
 	rep := report(t,
 		fakeRuns{dataset: "amazon", scenario: "uda", method: "wadn", targets: []string{"kitchen"}, seeds: []uint64{0, 1, 2}},
 		fakeRuns{dataset: "amazon", scenario: "uda", method: "wadn", targets: []string{"kitchen"}, seeds: []uint64{0, 1}, set: map[string]string{"shift": "0.2"}},
@@ -458,7 +458,7 @@ func TestAblationLevels(t *testing.T) {
 	}
 }
 
-func TestSeedsOf(t *testing.T) {
+func TestFigureSeedsOf(t *testing.T) {
 	for _, tc := range []struct {
 		acc  accuracies
 		want map[float64][]uint64
@@ -473,10 +473,10 @@ func TestSeedsOf(t *testing.T) {
 	}
 }
 
-// TestLambdaMatrix: every cell of Fig. 3(a) says the mean over the seeds
+// TestFigureLambdaMatrix: every cell of Fig. 3(a) says the mean over the seeds
 // of its source's final weight for its row's target, the target's own cell
 // says "target", and the rows are the targets from the top.
-func TestLambdaMatrix(t *testing.T) {
+func TestFigureLambdaMatrix(t *testing.T) {
 	// The weight of source i of seed s at epoch e.
 	weight := func(s *experiment.Spec, e, i int) float64 {
 		return 0.1*float64(i+1) + 0.05*float64(s.Seed) + 0.001*float64(e) + 0.1*float64(slices.Index(digitsDomains, s.Target))
@@ -552,9 +552,9 @@ func TestLambdaMatrix(t *testing.T) {
 	}
 }
 
-// TestAlphaPartialMarks: Fig. 5 draws the run of the lowest seed and marks
+// TestFigureAlphaPartialMarks: Fig. 5 draws the run of the lowest seed and marks
 // in every source's panel exactly the classes its target dropped.
-func TestAlphaPartialMarks(t *testing.T) {
+func TestFigureAlphaPartialMarks(t *testing.T) {
 	drop := []int{1, 4, 5, 8, 9}
 	rep := report(t,
 		fakeRuns{dataset: "office-caltech", scenario: "partial", method: "wadn", targets: []string{"dslr"}, seeds: []uint64{3}, truth: dropClasses(0, 2)},
