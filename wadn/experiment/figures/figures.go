@@ -1,8 +1,10 @@
-// Package figures draws a report's runs over their epochs: for each row of
-// a report (a method with one settings label on one target, over its
-// seeds), the target accuracy, the sources' weights lambda and, per source,
-// the label ratios alpha beside the true ones. Every curve is the mean over
-// the seeds with a band from the lowest to the highest seed.
+// Package figures draws a report's runs. Write draws each row of a report
+// (a method with one settings label on one target, over its seeds) over
+// its epochs: the target accuracy, the sources' weights lambda and, per
+// source, the label ratios alpha beside the true ones. Paper draws the
+// figures of the WADN paper that the runs allow, as SVG and PNG (Figure).
+// Every curve is the mean over the seeds with a band from the lowest to the
+// highest seed.
 package figures
 
 import (
