@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	plotpalette "gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
@@ -211,10 +212,8 @@ func cellLabels(g cells, m *ramp, label func(c, r int) string) (*plotter.Labels,
 			}
 			xys.XYs = append(xys.XYs, plotter.XY{X: g.X(c), Y: g.Y(r)})
 			xys.Labels = append(xys.Labels, l)
-			st := plot.New().Legend.TextStyle // the default font
-			st.Font.Size = vg.Points(cellFontSize)
-			st.Color, st.XAlign, st.YAlign = onColour(ground), draw.XCenter, draw.YCenter
-			styles = append(styles, st)
+			styles = append(styles, text.Style{Font: font.From(plot.DefaultFont, vg.Points(cellFontSize)), Handler: plot.DefaultTextHandler,
+				Color: onColour(ground), XAlign: draw.XCenter, YAlign: draw.YCenter})
 		}
 	}
 	if len(xys.Labels) == 0 {
