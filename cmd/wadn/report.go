@@ -19,7 +19,7 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "tabulate the finished runs under one or more directories beside the paper's numbers",
-		usage:   "[--json | --csv | --runs | --comparison] [--scenario S[,S]] [--method M[,M]] [--target T[,T]] [--seed N[,N]] [--settings L]... [--plots PLOTDIR] [--figures FIGDIR [--data DIR]] DIR...",
+		usage:   "[--json | --csv | --runs | --sources | --comparison | --against NAME] [--scenario S[,S]] [--method M[,M]] [--target T[,T]] [--seed N[,N]] [--settings L]... [--plots PLOTDIR] [--figures FIGDIR [--data DIR]] DIR...",
 		run:     runReport,
 	})
 }
@@ -35,6 +35,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	runs := fs.Bool("runs", false, "print a Markdown table with a line per run: the target accuracy at epochs 1, 10, 20, 30 and the last, the peak and its epoch, the largest drop into the last 10 epochs and the median epoch's seconds")
 	sources := fs.Bool("sources", false, "print a Markdown table with a line per row: each source's final lambda and alpha error, and the estimated target label distribution (last epoch, mean over the seeds)")
 	comparison := fs.Bool("comparison", false, "print only the Markdown tables with the methods side by side, a line per target and one of averages")
+	against := fs.String("against", "", "print only the Markdown tables of an ablation over the setting `NAME` (shift, label-fraction, keep-classes, ...): per data set, scenario and target a line per value and a column per method, and the averages over the targets; the runs at the defaults are the default value's, runs that change another setting are left out")
 	scenarios := fs.String("scenario", "", "take only the runs of the scenarios in the comma-separated list `S` of uda, limited and partial (default all)")
 	methods := fs.String("method", "", "take only the runs of the methods in the comma-separated list `M`, named as wadn run --method names them (default all)")
 	targets := fs.String("target", "", "take only the runs of the target domains in the comma-separated list `T` (default all)")
@@ -56,13 +57,13 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		return errUsage
 	}
 	n := 0
-	for _, set := range []bool{*asJSON, *asCSV, *runs, *sources, *comparison} {
+	for _, set := range []bool{*asJSON, *asCSV, *runs, *sources, *comparison, *against != ""} {
 		if set {
 			n++
 		}
 	}
 	if n > 1 {
-		fmt.Fprintln(e.stderr, "wadn report: one of --json, --csv, --runs, --sources and --comparison, not more")
+		fmt.Fprintln(e.stderr, "wadn report: one of --json, --csv, --runs, --sources, --comparison and --against, not more")
 		return errUsage
 	}
 	if *scenarios != "" {
@@ -114,7 +115,16 @@ func runReport(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if err := writeReport(e, rep, *plots, *asJSON, *asCSV, *runs, *sources, *comparison); err != nil {
+	if *against != "" {
+		wrote, err := rep.WriteAgainst(e.stdout, *against)
+		if err != nil {
+			return err
+		}
+		if !wrote {
+			fmt.Fprintf(e.stderr, "wadn report: --against %s: no data set and scenario has runs at two values of %s that change no other setting\n", *against, *against)
+			return &exitError{1}
+		}
+	} else if err := writeReport(e, rep, *plots, *asJSON, *asCSV, *runs, *sources, *comparison); err != nil {
 		return err
 	}
 	if len(rep.Damaged) > 0 {

@@ -149,3 +149,53 @@ func TestReportFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestReportAgainst: --against prints the ablation's tables alone, and
+// says so with exit status 1 when the runs hold one value of the setting.
+func TestReportAgainst(t *testing.T) {
+	dir := t.TempDir()
+	copyRuns(t, dir, "amazon-books-uda-wadn-seed0-6c64aeb40abb", "amazon-books-uda-darn-seed0-c60fedc7f170")
+	code, stdout, stderr := runArgs(t, "", "report", "--against", "shift", dir)
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "--against shift: no data set and scenario has runs at two values of shift") {
+		t.Errorf("one value: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, _, stderr = runArgs(t, "", "report", "--against", "shift", "--json", dir)
+	if code != 2 || !strings.Contains(stderr, "--against, not more") {
+		t.Errorf("--against with --json: exit %d, stderr %q", code, stderr)
+	}
+	// A run of the same task at shift 0, made from the stored one by
+	// changing its record: a second value.
+	src := filepath.Join(dir, "amazon-books-uda-wadn-seed0-6c64aeb40abb")
+	var rec experiment.Record
+	b, err := os.ReadFile(filepath.Join(src, experiment.RunFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.Identity.Settings["shift"] = 0.0
+	rec.Key = rec.Identity.Key()
+	other := filepath.Join(dir, rec.Identity.Name())
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range experiment.StoredFiles {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == experiment.RunFile {
+			if b, err = json.Marshal(&rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(other, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr = runArgs(t, "", "report", "--against", "shift", dir)
+	if code != 0 || !strings.Contains(stdout, "| 0 | ") || !strings.Contains(stdout, "| 0.5 (default) | ") || strings.Contains(stdout, "darn") {
+		t.Errorf("two values: exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+}
