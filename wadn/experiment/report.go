@@ -162,6 +162,9 @@ type Report struct {
 	Rows []*Row
 	// Unfinished counts the run directories without a result.
 	Unfinished int
+	// Pending are those of them whose record reads, in the order of their
+	// directories.
+	Pending []*Pending
 	// Notes are things the reader should know: runs found twice, rows
 	// whose runs used different kernels.
 	Notes []string
@@ -276,13 +279,55 @@ func Collect(dirs ...string) (*Report, error) {
 }
 
 // CollectFiltered is Collect of the runs f takes: the rows, the notes and
-// the count of unfinished runs are those of these runs alone. A run
+// the unfinished runs (their count, and those whose record reads in
+// Pending) are those of these runs alone. A run
 // directory that cannot be read, or whose result disagrees with its epoch
 // log, is left out of the rows and listed in Damaged, whatever the filter;
 // the report then holds the rest, and no error.
 func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
+	rep, runs, err := scan(f, dirs)
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 && len(rep.Damaged) > 0 {
+		return rep, nil // only damaged runs: the caller lists them
+	}
+	if len(runs) == 0 {
+		msg := "no finished run"
+		if d := f.String(); d != "" {
+			msg += " " + d
+		}
+		msg += " under " + strings.Join(dirs, ", ")
+		if rep.Unfinished > 0 {
+			out := "DIR" // the directory holding them
+			if len(dirs) == 1 {
+				out = dirs[0]
+			}
+			msg += fmt.Sprintf(" (%d unfinished: continue them with 'wadn run --resume --out %s')", rep.Unfinished, out)
+		}
+		return nil, errors.New(msg)
+	}
+	rep.group(runs)
+	return rep, nil
+}
+
+// Scan is CollectFiltered for a reader that watches runs come: it fails
+// only when a directory cannot be walked, and a report without a finished
+// run is returned as it is, with no rows.
+func Scan(f Filter, dirs ...string) (*Report, error) {
+	rep, runs, err := scan(f, dirs)
+	if err != nil {
+		return nil, err
+	}
+	rep.group(runs)
+	return rep, nil
+}
+
+// scan walks dirs for the runs f takes: it returns a report of the
+// unfinished and damaged runs, and the finished runs, not yet grouped.
+func scan(f Filter, dirs []string) (*Report, []*Finished, error) {
 	if len(dirs) == 0 {
-		return nil, errors.New("no directory to collect runs from")
+		return nil, nil, errors.New("no directory to collect runs from")
 	}
 	rep := &Report{}
 	var runs []*Finished
@@ -301,6 +346,9 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 				// counted, whatever the filter.
 				if err != nil || f.keeps(spec) {
 					rep.Unfinished++
+				}
+				if err == nil && f.keeps(spec) {
+					rep.Pending = append(rep.Pending, readPending(at, rec, spec))
 				}
 				return nil
 			}
@@ -326,29 +374,10 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	if len(runs) == 0 && len(rep.Damaged) > 0 {
-		return rep, nil // only damaged runs: the caller lists them
-	}
-	if len(runs) == 0 {
-		msg := "no finished run"
-		if d := f.String(); d != "" {
-			msg += " " + d
-		}
-		msg += " under " + strings.Join(dirs, ", ")
-		if rep.Unfinished > 0 {
-			out := "DIR" // the directory holding them
-			if len(dirs) == 1 {
-				out = dirs[0]
-			}
-			msg += fmt.Sprintf(" (%d unfinished: continue them with 'wadn run --resume --out %s')", rep.Unfinished, out)
-		}
-		return nil, errors.New(msg)
-	}
-	rep.group(runs)
-	return rep, nil
+	return rep, runs, nil
 }
 
 // group sorts runs into rows.
