@@ -680,53 +680,20 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 // "mean ± std (paper)" ("mean (paper)" for one seed), and a last line with
 // the averages over the targets beside the paper's average (its printed one
 // where it gives only that), starred where the paper's targets are not all
-// among the row's.
+// among the row's: the tables of Comparisons.
 func (rep *Report) WriteComparison(w io.Writer) error {
-	type group struct{ sc, ds string }
-	var groups []group
-	cells := map[group]map[string]map[string]*Row{} // target -> name -> row
-	method := map[string]string{}                   // name -> method
-	for _, r := range rep.Rows {
-		g := group{r.Scenario, r.Dataset}
-		if cells[g] == nil {
-			groups = append(groups, g)
-			cells[g] = map[string]map[string]*Row{}
-		}
-		if cells[g][r.Target] == nil {
-			cells[g][r.Target] = map[string]*Row{}
-		}
-		cells[g][r.Target][r.Name()] = r
-		method[r.Name()] = r.Method
-	}
 	var b strings.Builder
 	starred, single := false, false
-	for _, g := range groups {
-		var targets []string
-		present := map[string]bool{}
-		for t, ms := range cells[g] {
-			targets = append(targets, t)
-			for m := range ms {
-				present[m] = true
-			}
+	for _, c := range rep.Comparisons() {
+		fmt.Fprintf(&b, "\n%s, %s: accuracy (%%), mean ± std over seeds (paper)\n\n| target |", c.Scenario, c.Dataset)
+		for _, col := range c.Columns {
+			fmt.Fprintf(&b, " %s |", col.Name)
 		}
-		slices.Sort(targets)
-		var order []string
-		for m := range present {
-			order = append(order, m)
-		}
-		slices.SortFunc(order, func(a, b string) int {
-			return cmp.Or(cmp.Compare(methodRank(method[a]), methodRank(method[b])), cmp.Compare(a, b))
-		})
-		fmt.Fprintf(&b, "\n%s, %s: accuracy (%%), mean ± std over seeds (paper)\n\n| target |", g.sc, g.ds)
-		for _, m := range order {
-			fmt.Fprintf(&b, " %s |", m)
-		}
-		b.WriteString("\n|---|" + strings.Repeat("---|", len(order)) + "\n")
-		for _, t := range targets {
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(c.Columns)) + "\n")
+		for i, t := range c.Targets {
 			fmt.Fprintf(&b, "| %s |", t)
-			for _, m := range order {
-				r, ok := cells[g][t][m]
-				if !ok {
+			for _, r := range c.Cells[i] {
+				if r == nil {
 					b.WriteString(" - |")
 					continue
 				}
@@ -740,25 +707,16 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 			b.WriteString("\n")
 		}
 		b.WriteString("| **average** |")
-		for _, m := range order {
-			var means []float64
-			ours := map[string]bool{}
-			for _, t := range targets {
-				if r, ok := cells[g][t][m]; ok {
-					means = append(means, r.Mean)
-					ours[t] = true
-				}
-			}
-			avg, _ := MeanStd(means)
+		for _, a := range c.Averages {
 			pub := ""
-			if p, ok := paperAverage(g.sc, g.ds, method[m]); ok {
+			if a.Paper != nil {
 				mark := ""
-				if !coversPaper(g.sc, g.ds, ours) {
+				if !a.PaperCovered {
 					mark, starred = "*", true
 				}
-				pub = fmt.Sprintf(" (%.2f%s)", p, mark)
+				pub = fmt.Sprintf(" (%.2f%s)", *a.Paper, mark)
 			}
-			fmt.Fprintf(&b, " %.2f [%d]%s |", avg, len(means), pub)
+			fmt.Fprintf(&b, " %.2f [%d]%s |", a.Mean, a.N, pub)
 		}
 		b.WriteString("\n")
 	}
