@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -11,13 +12,14 @@ import (
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/wadn/experiment"
 	"github.com/wadn-go/wadn/wadn/experiment/figures"
+	"github.com/wadn-go/wadn/wadn/experiment/site"
 )
 
 func init() {
 	register(&command{
 		name:    "report",
 		summary: "tabulate the finished runs under one or more directories beside the paper's numbers",
-		usage:   "[--json | --csv | --runs | --comparison] [--scenario S[,S]] [--method M[,M]] [--target T[,T]] [--seed N[,N]] [--settings L]... [--plots PLOTDIR] DIR...",
+		usage:   "[--json | --csv | --runs | --sources | --comparison] [--scenario S[,S]] [--method M[,M]] [--target T[,T]] [--seed N[,N]] [--settings L]... [--plots PLOTDIR] [--html OUT] DIR...",
 		run:     runReport,
 	})
 }
@@ -31,18 +33,8 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	runs := fs.Bool("runs", false, "print a Markdown table with a line per run: the target accuracy at epochs 1, 10, 20, 30 and the last, the peak and its epoch, the largest drop into the last 10 epochs and the median epoch's seconds")
 	sources := fs.Bool("sources", false, "print a Markdown table with a line per row: each source's final lambda and alpha error, and the estimated target label distribution (last epoch, mean over the seeds)")
 	comparison := fs.Bool("comparison", false, "print only the Markdown tables with the methods side by side, a line per target and one of averages")
-	scenarios := fs.String("scenario", "", "take only the runs of the scenarios in the comma-separated list `S` of uda, limited and partial (default all)")
-	methods := fs.String("method", "", "take only the runs of the methods in the comma-separated list `M`, named as wadn run --method names them (default all)")
-	targets := fs.String("target", "", "take only the runs of the target domains in the comma-separated list `T` (default all)")
-	seeds := fs.String("seed", "", "take only the runs of the seeds in the comma-separated list `N` (default all)")
-	var f experiment.Filter
-	fs.Func("settings", "take only the runs whose settings label is `L`: the bracketed part of a row's method (\"c2 0\"), or default for the runs at every default; repeat it for several (default all)", func(l string) error {
-		if l == "default" {
-			l = ""
-		}
-		f.Settings = append(f.Settings, l)
-		return nil
-	})
+	html := fs.String("html", "", "also write the report as a web site into `OUT`: the tables, a page per target with its accuracy curves, a page per run with its settings and environment (files of the same names replaced, others left)")
+	filter := filterFlags(fs)
 	dirs, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -61,49 +53,20 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "wadn report: one of --json, --csv, --runs, --sources and --comparison, not more")
 		return errUsage
 	}
-	if *scenarios != "" {
-		for _, name := range strings.Split(*scenarios, ",") {
-			sc, err := data.ParseScenario(strings.TrimSpace(name))
-			if err != nil {
-				fmt.Fprintf(e.stderr, "wadn report: --scenario: %v\n", err)
-				return errUsage
-			}
-			f.Scenarios = append(f.Scenarios, sc)
-		}
-	}
-	if *methods != "" {
-		known := experiment.Methods.Names()
-		for _, name := range strings.Split(*methods, ",") {
-			name = strings.TrimSpace(name)
-			if !slices.Contains(known, name) {
-				fmt.Fprintf(e.stderr, "wadn report: --method: unknown method %q (want one of %s)\n", name, strings.Join(known, ", "))
-				return errUsage
-			}
-			f.Methods = append(f.Methods, name)
-		}
-	}
-	if *targets != "" {
-		for _, name := range strings.Split(*targets, ",") {
-			if name = strings.TrimSpace(name); name == "" {
-				fmt.Fprintf(e.stderr, "wadn report: --target: an empty name in %q\n", *targets)
-				return errUsage
-			}
-			f.Targets = append(f.Targets, name)
-		}
-	}
-	if *seeds != "" {
-		for _, name := range strings.Split(*seeds, ",") {
-			seed, err := strconv.ParseUint(strings.TrimSpace(name), 10, 64)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "wadn report: --seed: %q is not a seed (want a whole number from 0)\n", name)
-				return errUsage
-			}
-			f.Seeds = append(f.Seeds, seed)
-		}
+	f, err := filter(e)
+	if err != nil {
+		return err
 	}
 	rep, err := experiment.CollectFiltered(f, dirs...)
 	if err != nil {
 		return err
+	}
+	if *html != "" {
+		files, err := site.New(rep, site.Options{Figures: paperFigures(rep)}).Write(*html)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "%d files of the web site written to %s (open %s)\n", len(files), *html, filepath.Join(*html, "index.html"))
 	}
 	if err := writeReport(e, rep, *plots, *asJSON, *asCSV, *runs, *sources, *comparison); err != nil {
 		return err
@@ -145,4 +108,71 @@ func writeReport(e *env, rep *experiment.Report, plots string, asJSON, asCSV, ru
 		return rep.WriteComparison(e.stdout)
 	}
 	return rep.WriteMarkdown(e.stdout)
+}
+
+// paperFigures returns the paper's figures drawn from rep's runs, for the
+// web site's figures page: none yet, which the page says.
+func paperFigures(rep *experiment.Report) []figures.Figure { return nil }
+
+// filterFlags defines on fs the flags that choose the runs of a report
+// (--scenario, --method, --target, --seed, --settings) and returns the
+// function that reads them into a Filter once fs is parsed: errUsage,
+// after saying which is wrong, for a value that names nothing.
+func filterFlags(fs *flag.FlagSet) func(e *env) (experiment.Filter, error) {
+	scenarios := fs.String("scenario", "", "take only the runs of the scenarios in the comma-separated list `S` of uda, limited and partial (default all)")
+	methods := fs.String("method", "", "take only the runs of the methods in the comma-separated list `M`, named as wadn run --method names them (default all)")
+	targets := fs.String("target", "", "take only the runs of the target domains in the comma-separated list `T` (default all)")
+	seeds := fs.String("seed", "", "take only the runs of the seeds in the comma-separated list `N` (default all)")
+	var f experiment.Filter
+	fs.Func("settings", "take only the runs whose settings label is `L`: the bracketed part of a row's method (\"c2 0\"), or default for the runs at every default; repeat it for several (default all)", func(l string) error {
+		if l == "default" {
+			l = ""
+		}
+		f.Settings = append(f.Settings, l)
+		return nil
+	})
+	return func(e *env) (experiment.Filter, error) {
+		name := fs.Name()
+		if *scenarios != "" {
+			for _, s := range strings.Split(*scenarios, ",") {
+				sc, err := data.ParseScenario(strings.TrimSpace(s))
+				if err != nil {
+					fmt.Fprintf(e.stderr, "%s: --scenario: %v\n", name, err)
+					return f, errUsage
+				}
+				f.Scenarios = append(f.Scenarios, sc)
+			}
+		}
+		if *methods != "" {
+			known := experiment.Methods.Names()
+			for _, m := range strings.Split(*methods, ",") {
+				m = strings.TrimSpace(m)
+				if !slices.Contains(known, m) {
+					fmt.Fprintf(e.stderr, "%s: --method: unknown method %q (want one of %s)\n", name, m, strings.Join(known, ", "))
+					return f, errUsage
+				}
+				f.Methods = append(f.Methods, m)
+			}
+		}
+		if *targets != "" {
+			for _, t := range strings.Split(*targets, ",") {
+				if t = strings.TrimSpace(t); t == "" {
+					fmt.Fprintf(e.stderr, "%s: --target: an empty name in %q\n", name, *targets)
+					return f, errUsage
+				}
+				f.Targets = append(f.Targets, t)
+			}
+		}
+		if *seeds != "" {
+			for _, n := range strings.Split(*seeds, ",") {
+				seed, err := strconv.ParseUint(strings.TrimSpace(n), 10, 64)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "%s: --seed: %q is not a seed (want a whole number from 0)\n", name, n)
+					return f, errUsage
+				}
+				f.Seeds = append(f.Seeds, seed)
+			}
+		}
+		return f, nil
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wadn-go/wadn/wadn/experiment"
+	"github.com/wadn-go/wadn/wadn/experiment/figures"
 )
 
 // Handler serves the site of the report that Collect returns, read anew
@@ -30,8 +31,9 @@ import (
 type Handler struct {
 	// Collect reads the report: experiment.Scan of the served directories.
 	Collect func() (*experiment.Report, error)
-	// Options are the site's options; Generated is set at every read.
-	Options Options
+	// Figures, when not nil, draws the figures of the site's figures page
+	// (Options.Figures) from each report read.
+	Figures func(*experiment.Report) ([]figures.Figure, error)
 	// Refresh is how long a read report is served before the next request
 	// reads it again; 0 reads it for every request.
 	Refresh time.Duration
@@ -121,9 +123,12 @@ func (h *Handler) current() (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.at = time.Now()
-	opt := h.Options
-	opt.Generated = h.at
-	h.site = New(rep, opt)
+	opt := Options{Generated: time.Now()}
+	if h.Figures != nil {
+		if opt.Figures, err = h.Figures(rep); err != nil {
+			return nil, err
+		}
+	}
+	h.site, h.at = New(rep, opt), opt.Generated
 	return h.site, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wadn-go/wadn/wadn/experiment"
+	"github.com/wadn-go/wadn/wadn/experiment/figures"
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
 
@@ -32,6 +33,8 @@ var requests = []struct {
 	{"GET", "/targets/uda-amazon-books.html", 200, "books (uda, amazon)"},
 	{"GET", "/targets/uda-amazon-books-accuracy.svg", 200, "<svg"},
 	{"GET", "/index.html?x=1#y", 200, "<h1>Results</h1>"},
+	{"GET", "/figures.html", 200, `<img src="figures/paper.svg" alt="The paper&#39;s">`},
+	{"GET", "/figures/paper.svg", 200, "<svg"},
 	{"POST", "/", 405, ""},
 	{"PUT", "/index.html", 405, ""},
 	{"DELETE", "/index.html", 405, ""},
@@ -58,9 +61,14 @@ var requests = []struct {
 }
 
 // newHandler returns a Handler of the runs under dir, read at every
-// request.
+// request, with a figure.
 func newHandler(dir string) *Handler {
-	return &Handler{Collect: func() (*experiment.Report, error) { return experiment.Scan(experiment.Filter{}, dir) }}
+	return &Handler{
+		Collect: func() (*experiment.Report, error) { return experiment.Scan(experiment.Filter{}, dir) },
+		Figures: func(*experiment.Report) ([]figures.Figure, error) {
+			return []figures.Figure{{Name: "paper", Title: "The paper's", SVG: []byte("<svg></svg>")}}, nil
+		},
+	}
 }
 
 // TestHandler sends each of requests to a Handler, through
