@@ -30,9 +30,12 @@ var funcs = template.FuncMap{
 	"f3":     func(v float64) string { return fmt.Sprintf("%.3f", v) },
 	"signed": func(v float64) string { return fmt.Sprintf("%+.2f", v) },
 	"full":   func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
-	"when":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+	"when":   when,
 	"key":    RowKey,
 }
+
+// when writes a time to the second in this machine's time zone, named.
+func when(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05 MST") }
 
 // templates holds a template per kind of page, each the base page around
 // its content.
@@ -63,7 +66,7 @@ type link struct{ Text, Href string }
 func (s *Site) render(kind string, p page) ([]byte, error) {
 	p.Unfinished = s.rep.Unfinished
 	if !s.opt.Generated.IsZero() {
-		p.Generated = s.opt.Generated.Format("2006-01-02 15:04:05 MST")
+		p.Generated = when(s.opt.Generated)
 	}
 	var b bytes.Buffer
 	if err := templates[kind].ExecuteTemplate(&b, "base", p); err != nil {
@@ -200,7 +203,7 @@ func (s *Site) pendingView(t *target, p *experiment.Pending, root string) pendin
 		v.Left = approx(left)
 	}
 	if !p.Logged.IsZero() {
-		v.Logged = funcs["when"].(func(time.Time) string)(p.Logged)
+		v.Logged = when(p.Logged)
 	}
 	return v
 }
