@@ -310,7 +310,7 @@ func readLine(r interface{ Read([]byte) (int, error) }, re *regexp.Regexp, timeo
 func startChromium(t *testing.T, bin string) (*cdpConn, func()) {
 	t.Helper()
 	profile := t.TempDir()
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
 		"--user-data-dir="+profile, "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--disable-default-apps", "--mute-audio", "--hide-scrollbars", "--window-size=1280,900", "about:blank")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers, ended with it

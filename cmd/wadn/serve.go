@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/wadn-go/wadn/wadn/experiment"
@@ -62,7 +63,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
-	fmt.Fprintf(e.stderr, "wadn serve: the report of %d director(ies) at http://%s/ (read-only; Ctrl-C stops)\n", len(dirs), l.Addr())
+	fmt.Fprintf(e.stderr, "wadn serve: the runs under %s at http://%s/ (read-only; Ctrl-C stops)\n", strings.Join(dirs, ", "), l.Addr())
 	select {
 	case err := <-done:
 		return err
