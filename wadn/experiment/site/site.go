@@ -71,8 +71,9 @@ type target struct {
 	Pending                 []*experiment.Pending
 }
 
-// New returns the site of rep, whose rows and unfinished runs are not
-// changed afterwards.
+// New returns the site of rep: its paths are fixed now, its files
+// rendered from rep when asked for, so rep must not change while the site
+// is in use.
 func New(rep *experiment.Report, opt Options) *Site {
 	s := &Site{rep: rep, opt: opt, files: map[string]func() ([]byte, error){}, runs: map[string]string{}}
 	used := map[string]bool{}
