@@ -1,7 +1,9 @@
 #!/bin/sh
 # Writes docs/results.md, the tables `wadn report` makes of the runs stored
-# under results/, and docs/runs.md, a line per stored run (`wadn report
-# --runs`), and fills the generated blocks of README.md and docs/*.md: the
+# under results/, docs/runs.md, a line per stored run (`wadn report
+# --runs`), docs/figures/*.svg, the paper's figures drawn from them
+# (`wadn report --figures`, Digits' Fig. 2 from the data directory
+# $WADN_DATA, else ../shared/data), and fills the generated blocks of README.md and docs/*.md: the
 # lines between "<!-- wadn report ARGS -->" and the next
 # "<!-- end of wadn report -->" become what `wadn report ARGS` prints (ARGS
 # split as xargs splits them: at blanks, quotes keeping a blank in an
@@ -119,12 +121,37 @@ for f in README.md docs/*.md; do
 		files="$files $f"
 	fi
 done
+# The paper's figures, as SVG (the PNG twins are not kept).
+"$tmp/wadn" report --figures "$tmp/figures" --data "${WADN_DATA:-../shared/data}" "$@" >/dev/null 2>"$tmp/figures.log" || {
+	cat "$tmp/figures.log" >&2
+	exit 1
+}
+mkdir -p "$tmp/out/docs/figures"
+cp "$tmp"/figures/*.svg "$tmp/out/docs/figures/"
+for f in "$tmp"/out/docs/figures/*.svg; do
+	files="$files docs/figures/${f##*/}"
+done
 status=0
+if $check; then
+	for f in docs/figures/*.svg; do
+		[ -e "$f" ] || continue
+		if [ ! -e "$tmp/out/$f" ]; then
+			echo "$f is not among the figures scripts/results.sh draws from results/"
+			status=1
+		fi
+	done
+else
+	mkdir -p docs/figures
+	rm -f docs/figures/*.svg
+fi
 for f in $files; do
 	if $check; then
 		if ! cmp -s "$tmp/out/$f" "$f"; then
 			echo "$f is not what scripts/results.sh writes from results/:"
-			diff "$f" "$tmp/out/$f" || true
+			case $f in
+			*.svg) ;; # a drawing: its diff says little
+			*) diff "$f" "$tmp/out/$f" || true ;;
+			esac
 			status=1
 		fi
 	else

@@ -119,7 +119,10 @@ func TestFlagsEitherSide(t *testing.T) {
 		"report": {orders: [][]string{
 			{runs, "--json", "--target", "books"}, {"--json", runs, "--target", "books"}, {"--json", "--target", "books", runs},
 		}, want: `"target": "books"`},
-		"run":   {orders: [][]string{{"--quiet", "extra"}, {"extra", "--quiet"}}, code: 2, want: `unexpected argument "extra"`},
+		"run": {orders: [][]string{{"--quiet", "extra"}, {"extra", "--quiet"}}, code: 2, want: `unexpected argument "extra"`},
+		"serve": {orders: [][]string{ // flags and directory read, then no port to listen on
+			{empty, "--addr", "127.0.0.1:x", "--refresh", "1s"}, {"--addr", "127.0.0.1:x", empty, "--refresh", "1s"}, {"--refresh", "1s", "--addr", "127.0.0.1:x", empty},
+		}, code: 1, want: "wadn serve: listen tcp"},
 		"solve": {orders: [][]string{{problem, "--tol", "1e-9"}, {"--tol", "1e-9", problem}}, want: `"status":"optimal"`},
 		"sweep": {orders: [][]string{{sweepFile, "--list"}, {"--list", sweepFile}}, want: "3\tamazon uda wadn target dvd seed 1"},
 		"train": {orders: [][]string{{"--epochs", "1", "extra"}, {"extra", "--epochs", "1"}}, code: 2, want: `unexpected argument "extra"`},

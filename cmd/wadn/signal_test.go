@@ -38,7 +38,8 @@ func TestSignalsStopEveryCommand(t *testing.T) {
 	// blocks.
 	blocked := filepath.Join(dir, "data")
 	runs := filepath.Join(dir, "runs", "r")
-	for _, d := range []string{filepath.Join(blocked, "amazon"), runs} {
+	served := filepath.Join(dir, "served") // no run yet: wadn serve serves it all the same
+	for _, d := range []string{filepath.Join(blocked, "amazon"), runs, served} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -76,6 +77,7 @@ func TestSignalsStopEveryCommand(t *testing.T) {
 		{"import", []string{"import", fifo, "--out", out("import")}, ""},
 		{"report", []string{"report", filepath.Dir(runs)}, ""},
 		{"run", []string{"run", "--epochs", "50", "--quiet", "--out", out("run")}, "starting in"},
+		{"serve", []string{"serve", "--addr", "127.0.0.1:0", served}, "http://"},
 		{"solve", []string{"solve"}, ""},
 		{"sweep", []string{"sweep", grid, "--list"}, ""},
 		{"sweep", []string{"sweep", sweep, "--local", "--quiet", "--out", out("sweep")}, "starting in"},

@@ -162,6 +162,9 @@ type Report struct {
 	Rows []*Row
 	// Unfinished counts the run directories without a result.
 	Unfinished int
+	// Pending are those of them whose record reads, in the order of their
+	// directories.
+	Pending []*Pending
 	// Notes are things the reader should know: runs found twice, rows
 	// whose runs used different kernels.
 	Notes []string
@@ -276,13 +279,55 @@ func Collect(dirs ...string) (*Report, error) {
 }
 
 // CollectFiltered is Collect of the runs f takes: the rows, the notes and
-// the count of unfinished runs are those of these runs alone. A run
+// the unfinished runs (their count, and those whose record reads in
+// Pending) are those of these runs alone. A run
 // directory that cannot be read, or whose result disagrees with its epoch
 // log, is left out of the rows and listed in Damaged, whatever the filter;
 // the report then holds the rest, and no error.
 func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
+	rep, runs, err := scan(f, dirs)
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 && len(rep.Damaged) > 0 {
+		return rep, nil // only damaged runs: the caller lists them
+	}
+	if len(runs) == 0 {
+		msg := "no finished run"
+		if d := f.String(); d != "" {
+			msg += " " + d
+		}
+		msg += " under " + strings.Join(dirs, ", ")
+		if rep.Unfinished > 0 {
+			out := "DIR" // the directory holding them
+			if len(dirs) == 1 {
+				out = dirs[0]
+			}
+			msg += fmt.Sprintf(" (%d unfinished: continue them with 'wadn run --resume --out %s')", rep.Unfinished, out)
+		}
+		return nil, errors.New(msg)
+	}
+	rep.group(runs)
+	return rep, nil
+}
+
+// Scan is CollectFiltered for a reader that watches runs come: it fails
+// only when a directory cannot be walked, and a report without a finished
+// run is returned as it is, with no rows.
+func Scan(f Filter, dirs ...string) (*Report, error) {
+	rep, runs, err := scan(f, dirs)
+	if err != nil {
+		return nil, err
+	}
+	rep.group(runs)
+	return rep, nil
+}
+
+// scan walks dirs for the runs f takes: it returns a report of the
+// unfinished and damaged runs, and the finished runs, not yet grouped.
+func scan(f Filter, dirs []string) (*Report, []*Finished, error) {
 	if len(dirs) == 0 {
-		return nil, errors.New("no directory to collect runs from")
+		return nil, nil, errors.New("no directory to collect runs from")
 	}
 	rep := &Report{}
 	var runs []*Finished
@@ -301,6 +346,9 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 				// counted, whatever the filter.
 				if err != nil || f.keeps(spec) {
 					rep.Unfinished++
+				}
+				if err == nil && f.keeps(spec) {
+					rep.Pending = append(rep.Pending, readPending(at, rec, spec))
 				}
 				return nil
 			}
@@ -326,29 +374,10 @@ func CollectFiltered(f Filter, dirs ...string) (*Report, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	if len(runs) == 0 && len(rep.Damaged) > 0 {
-		return rep, nil // only damaged runs: the caller lists them
-	}
-	if len(runs) == 0 {
-		msg := "no finished run"
-		if d := f.String(); d != "" {
-			msg += " " + d
-		}
-		msg += " under " + strings.Join(dirs, ", ")
-		if rep.Unfinished > 0 {
-			out := "DIR" // the directory holding them
-			if len(dirs) == 1 {
-				out = dirs[0]
-			}
-			msg += fmt.Sprintf(" (%d unfinished: continue them with 'wadn run --resume --out %s')", rep.Unfinished, out)
-		}
-		return nil, errors.New(msg)
-	}
-	rep.group(runs)
-	return rep, nil
+	return rep, runs, nil
 }
 
 // group sorts runs into rows.
@@ -651,53 +680,20 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 // "mean ± std (paper)" ("mean (paper)" for one seed), and a last line with
 // the averages over the targets beside the paper's average (its printed one
 // where it gives only that), starred where the paper's targets are not all
-// among the row's.
+// among the row's: the tables of Comparisons.
 func (rep *Report) WriteComparison(w io.Writer) error {
-	type group struct{ sc, ds string }
-	var groups []group
-	cells := map[group]map[string]map[string]*Row{} // target -> name -> row
-	method := map[string]string{}                   // name -> method
-	for _, r := range rep.Rows {
-		g := group{r.Scenario, r.Dataset}
-		if cells[g] == nil {
-			groups = append(groups, g)
-			cells[g] = map[string]map[string]*Row{}
-		}
-		if cells[g][r.Target] == nil {
-			cells[g][r.Target] = map[string]*Row{}
-		}
-		cells[g][r.Target][r.Name()] = r
-		method[r.Name()] = r.Method
-	}
 	var b strings.Builder
 	starred, single := false, false
-	for _, g := range groups {
-		var targets []string
-		present := map[string]bool{}
-		for t, ms := range cells[g] {
-			targets = append(targets, t)
-			for m := range ms {
-				present[m] = true
-			}
+	for _, c := range rep.Comparisons() {
+		fmt.Fprintf(&b, "\n%s, %s: accuracy (%%), mean ± std over seeds (paper)\n\n| target |", c.Scenario, c.Dataset)
+		for _, col := range c.Columns {
+			fmt.Fprintf(&b, " %s |", col.Name)
 		}
-		slices.Sort(targets)
-		var order []string
-		for m := range present {
-			order = append(order, m)
-		}
-		slices.SortFunc(order, func(a, b string) int {
-			return cmp.Or(cmp.Compare(methodRank(method[a]), methodRank(method[b])), cmp.Compare(a, b))
-		})
-		fmt.Fprintf(&b, "\n%s, %s: accuracy (%%), mean ± std over seeds (paper)\n\n| target |", g.sc, g.ds)
-		for _, m := range order {
-			fmt.Fprintf(&b, " %s |", m)
-		}
-		b.WriteString("\n|---|" + strings.Repeat("---|", len(order)) + "\n")
-		for _, t := range targets {
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(c.Columns)) + "\n")
+		for i, t := range c.Targets {
 			fmt.Fprintf(&b, "| %s |", t)
-			for _, m := range order {
-				r, ok := cells[g][t][m]
-				if !ok {
+			for _, r := range c.Cells[i] {
+				if r == nil {
 					b.WriteString(" - |")
 					continue
 				}
@@ -711,25 +707,16 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 			b.WriteString("\n")
 		}
 		b.WriteString("| **average** |")
-		for _, m := range order {
-			var means []float64
-			ours := map[string]bool{}
-			for _, t := range targets {
-				if r, ok := cells[g][t][m]; ok {
-					means = append(means, r.Mean)
-					ours[t] = true
-				}
-			}
-			avg, _ := MeanStd(means)
+		for _, a := range c.Averages {
 			pub := ""
-			if p, ok := paperAverage(g.sc, g.ds, method[m]); ok {
+			if a.Paper != nil {
 				mark := ""
-				if !coversPaper(g.sc, g.ds, ours) {
+				if !a.PaperCovered {
 					mark, starred = "*", true
 				}
-				pub = fmt.Sprintf(" (%.2f%s)", p, mark)
+				pub = fmt.Sprintf(" (%.2f%s)", *a.Paper, mark)
 			}
-			fmt.Fprintf(&b, " %.2f [%d]%s |", avg, len(means), pub)
+			fmt.Fprintf(&b, " %.2f [%d]%s |", a.Mean, a.N, pub)
 		}
 		b.WriteString("\n")
 	}
