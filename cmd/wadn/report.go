@@ -153,7 +153,6 @@ func writeReport(e *env, rep *experiment.Report, plots string, asJSON, asCSV, ru
 	return rep.WriteMarkdown(e.stdout)
 }
 
-
 // filterFlags defines on fs the flags that choose the runs of a report
 // (--scenario, --method, --target, --seed, --settings) and returns the
 // function that reads them into a Filter once fs is parsed: errUsage,
