@@ -234,6 +234,39 @@ func colourBar(m *ramp, label string) *plot.Plot {
 	p.HideX()
 	p.Y.Label.Text = label
 	p.Y.Tick.Marker = plot.TickerFunc(roundTicks)
-	p.Add(&plotter.ColorBar{ColorMap: m, Vertical: true})
+	p.Add(&ramps{m: m, steps: 128})
 	return p
+}
+
+// ramps draws a vertical colour bar of m as steps filled rectangles from
+// its least to its greatest value, over x in [0, 1]: shapes, not an
+// image, since a viewer keeps an embedded image's proportions and would
+// draw a bar one pixel wide as a thin line.
+type ramps struct {
+	m     *ramp
+	steps int
+}
+
+// Plot implements plot.Plotter.
+func (b *ramps) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	lo, hi := b.m.Min(), b.m.Max()
+	d := (hi - lo) / float64(b.steps)
+	x0, x1 := trX(0), trX(1)
+	for i := range b.steps {
+		v := lo + d*(float64(i)+0.5)
+		col, err := b.m.At(v)
+		if err != nil {
+			continue
+		}
+		// Each step overlaps the next by a little, so that no seam of the
+		// background shows between them.
+		y0, y1 := trY(lo+d*float64(i)), trY(min(hi, lo+d*float64(i+1)+d/4))
+		c.FillPolygon(col, c.ClipPolygonY([]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}))
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (b *ramps) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return 0, 1, b.m.Min(), b.m.Max()
 }

@@ -422,6 +422,11 @@ func TestPaperFigures(t *testing.T) {
 				path := writeSVG(t, f)
 				checkInside(t, path)
 				checkPNG(t, f)
+				// A browser keeps an embedded image's proportions, and
+				// drew the colour bar, an image one pixel wide, as a line.
+				if strings.Contains(string(f.SVG), "<image") {
+					t.Errorf("%s: the SVG embeds an image", f.Name)
+				}
 				if !strings.HasPrefix(f.Name, "fig3a") { // its axes name domains
 					checkTicksAt(t, path, w.levels)
 				}
