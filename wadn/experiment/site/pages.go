@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wadn-go/wadn/wadn/experiment"
@@ -181,7 +182,7 @@ func (s *Site) index() ([]byte, error) {
 		v.Tables = append(v.Tables, tv)
 	}
 	for i, f := range s.opt.Figures {
-		v.Figures = append(v.Figures, link{cmpOr(f.Title, f.Name), "figures.html#" + figureAnchor(i, f)})
+		v.Figures = append(v.Figures, link{headline(f), "figures.html#" + figureAnchor(i, f)})
 	}
 	return s.render("index", page{Title: "Results", View: v})
 }
@@ -403,7 +404,7 @@ type figureView struct {
 func (s *Site) figures() ([]byte, error) {
 	var v figuresView
 	for i, f := range s.opt.Figures {
-		v.Figures = append(v.Figures, figureView{figureAnchor(i, f), cmpOr(f.Title, f.Name), f.Caption, s.figs[i]})
+		v.Figures = append(v.Figures, figureView{figureAnchor(i, f), headline(f), f.Caption, s.figs[i]})
 	}
 	return s.render("figures", page{Title: "Figures", View: v})
 }
@@ -421,4 +422,11 @@ func cmpOr(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// headline returns the first line of a figure's title, which its drawing
+// shows in full, or its name when it has none.
+func headline(f figures.Figure) string {
+	t, _, _ := strings.Cut(f.Title, "\n")
+	return cmpOr(t, f.Name)
 }
