@@ -119,14 +119,7 @@ func seedsOf(acc accuracies) map[float64][]uint64 {
 func levelBand(xs []float64, vals func(x float64) []float64) band {
 	b := band{x: xs, points: true}
 	for _, x := range xs {
-		vs := vals(x)
-		var s float64
-		for _, v := range vs {
-			s += v
-		}
-		b.mean = append(b.mean, s/float64(len(vs)))
-		b.lo = append(b.lo, slices.Min(vs))
-		b.hi = append(b.hi, slices.Max(vs))
+		b.push(vals(x))
 	}
 	return b
 }

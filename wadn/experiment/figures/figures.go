@@ -212,15 +212,21 @@ func seriesOf(runs []seedRun, value func(r seedRun, e int) (float64, bool)) (b b
 			}
 			vs = append(vs, v)
 		}
-		var s float64
-		for _, v := range vs {
-			s += v
-		}
-		b.mean = append(b.mean, s/float64(len(vs)))
-		b.lo = append(b.lo, slices.Min(vs))
-		b.hi = append(b.hi, slices.Max(vs))
+		b.push(vs)
 	}
 	return b, n > 0
+}
+
+// push appends to b a point of the values vs (at least one): their mean,
+// lowest and highest.
+func (b *band) push(vs []float64) {
+	var s float64
+	for _, v := range vs {
+		s += v
+	}
+	b.mean = append(b.mean, s/float64(len(vs)))
+	b.lo = append(b.lo, slices.Min(vs))
+	b.hi = append(b.hi, slices.Max(vs))
 }
 
 func accuracyPlot(name, title string, runs []seedRun) error {
