@@ -14,6 +14,7 @@ import (
 	"github.com/wadn-go/wadn/autodiff"
 	"github.com/wadn-go/wadn/autodiff/gradcheck"
 	"github.com/wadn-go/wadn/data"
+	"github.com/wadn-go/wadn/nn"
 	"github.com/wadn-go/wadn/internal/settings"
 	"github.com/wadn-go/wadn/wadn/dataset"
 	"github.com/wadn-go/wadn/wadn/internal/fixture"
@@ -712,5 +713,43 @@ func TestPoolSources(t *testing.T) {
 				t.Errorf("one source: pooling changed the run\npooled %+v\nnot    %+v", a.History, b.History)
 			}
 		})
+	}
+}
+
+// TestPADAClassLoss: PADA's class term is the class-weighted mean of the
+// cross-entropy, and 0, with no gradient, for a batch whose every row is
+// of a class of weight 0 in float32, where nn.CrossEntropy refuses the
+// weights (they sum to zero).
+func TestPADAClassLoss(t *testing.T) {
+	logits := []float32{2, 0, -1, 0.5, 1, -2, 0, 0, 3}
+	ys := []int{0, 1, 2}
+	for _, c := range []struct {
+		name  string
+		gamma []float64
+		zero  bool
+	}{
+		{"every class weighed", []float64{1, 0.5, 0.25}, false},
+		{"one row weighed", []float64{0, 1e-3, 0}, false},
+		{"no row weighed", []float64{0, 1e-60, 0}, true}, // 1e-60 is 0 in float32
+	} {
+		x := autodiff.New(slices.Clone(logits), 3, 3)
+		x.SetRequiresGrad(true)
+		got, err := padaClassLoss(x, ys, c.gamma)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		want := float32(0)
+		if !c.zero {
+			l, err := nn.CrossEntropy(autodiff.New(slices.Clone(logits), 3, 3), ys, nn.CrossEntropyOptions[float32]{ClassWeights: method.F32s(c.gamma)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = l.Item()
+		} else if _, err := nn.CrossEntropy(autodiff.New(slices.Clone(logits), 3, 3), ys, nn.CrossEntropyOptions[float32]{ClassWeights: method.F32s(c.gamma)}); err == nil {
+			t.Errorf("%s: nn.CrossEntropy takes weights that sum to zero", c.name)
+		}
+		if got.Item() != want || math.IsNaN(float64(got.Item())) {
+			t.Errorf("%s: %v, want %v", c.name, got.Item(), want)
+		}
 	}
 }

@@ -18,7 +18,8 @@ import (
 // normalised by the largest (padaClassWeights), re-estimated at the end of
 // every epoch in evaluation mode (1 before the first estimate) and kept as
 // every source's alpha. The source cross-entropy is class-weighted (sum of
-// gamma_y * loss over the sum of the batch's gamma_y), and so is the source
+// gamma_y * loss over the sum of the batch's gamma_y; 0 for a batch whose
+// every row has a weight of 0, padaClassLoss), and so is the source
 // side of the domain classifier's binary cross-entropy (the target rows
 // weigh 1; the mean is over all rows). The domain classifier sits behind a
 // gradient-reversal layer whose coefficient rises as 2/(1+exp(-Ramp*p)) - 1
@@ -56,7 +57,7 @@ func (a *pada) Step(r *method.Run, epoch int) error {
 	bb.countTarget(r, logits)
 	gamma := r.Alpha[0]
 	ys := bb.sourceLabels()
-	cls, err := nn.CrossEntropy(bb.sources(logits), ys, nn.CrossEntropyOptions[float32]{ClassWeights: method.F32s(gamma)})
+	cls, err := padaClassLoss(bb.sources(logits), ys, gamma)
 	if err != nil {
 		return err
 	}
@@ -84,6 +85,27 @@ func (a *pada) Step(r *method.Run, epoch int) error {
 	total := sumTerms(cls, autodiff.MulScalar(dom, float32(a.s.Mu)))
 	r.Sums.Loss += float64(total.Item())
 	return r.Update(total, nil)
+}
+
+// padaClassLoss returns the class-weighted cross-entropy of the source
+// rows: the sum of gamma_y * loss over the sum of the rows' gamma_y, in
+// float32. When every row of the batch is of a class whose weight is 0 in
+// float32 (the target's mean probability of the class having fallen below
+// float32's least value, which happens when the target keeps few classes),
+// that quotient is undefined: the batch has no weight, and its class term
+// is 0, with no gradient.
+func padaClassLoss(logits *autodiff.Tensor[float32], ys []int, gamma []float64) (*autodiff.Tensor[float32], error) {
+	w := method.F32s(gamma)
+	var total float32
+	for _, y := range ys {
+		if y >= 0 && y < len(w) {
+			total += w[y]
+		}
+	}
+	if total == 0 {
+		return autodiff.Scalar[float32](0), nil
+	}
+	return nn.CrossEntropy(logits, ys, nn.CrossEntropyOptions[float32]{ClassWeights: w})
 }
 
 // EndEpoch re-estimates the class weights from the target predictions.
