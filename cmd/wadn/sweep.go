@@ -285,10 +285,11 @@ func fromBuildCache(path string) bool {
 }
 
 // trainSweep trains the tasks specs on this machine, --jobs at a time, and
-// prints their results.
+// prints their results. A task that fails stops no other; the failures are
+// listed at the end and the exit status is 1.
 func trainSweep(ctx context.Context, e *env, specs []*experiment.Spec, f *sweepFlags) error {
 	kernel.SetThreads(f.threads)
-	rn := &experiment.Runner{Out: f.out, DataDir: f.dir, Jobs: f.jobs, Wait: f.wait}
+	rn := &experiment.Runner{Out: f.out, DataDir: f.dir, Jobs: f.jobs, Wait: f.wait, KeepGoing: true}
 	rn.Note = func(s *experiment.Spec, msg string) { fmt.Fprintf(e.stderr, "%s: %s\n", s.Describe(), msg) }
 	if !f.quiet {
 		rn.Progress = progressPrinter(e.stderr, true)
@@ -301,10 +302,31 @@ func trainSweep(ctx context.Context, e *env, specs []*experiment.Spec, f *sweepF
 		fmt.Fprintf(e.stderr, "interrupted; every run saved its state: the same command continues it\n")
 		return &exitError{code: e.interruptedCode()}
 	}
-	if err != nil {
-		return err
+	var done []*experiment.Outcome
+	for _, o := range outs {
+		if o != nil {
+			done = append(done, o)
+		}
 	}
-	return printOutcomes(e.stdout, outs, false)
+	if perr := printOutcomes(e.stdout, done, false); perr != nil {
+		return perr
+	}
+	if err != nil {
+		// A failed task stops no other: the failures are listed once every
+		// task has been trained.
+		var failed []error
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			failed = j.Unwrap()
+		} else {
+			failed = []error{err}
+		}
+		fmt.Fprintf(e.stderr, "wadn sweep: %d of %d task(s) failed (the others finished; the same command trains the failed ones again, from their checkpoints):\n", len(failed), len(specs))
+		for _, f := range failed {
+			fmt.Fprintf(e.stderr, "  %v\n", f)
+		}
+		return &exitError{1}
+	}
+	return nil
 }
 
 // sweepStatus prints the state of every task's run directory, one line a

@@ -49,6 +49,9 @@ type Runner struct {
 	// Note, when set, is told what happens to each run: started, continued,
 	// found finished.
 	Note func(s *Spec, msg string)
+	// KeepGoing makes a failed run stop no other (see Run): the runs of a
+	// sweep are independent tasks.
+	KeepGoing bool
 
 	mu      sync.Mutex
 	domains map[string][]data.Domain // loaded data, by data set and data settings
@@ -67,7 +70,10 @@ type Outcome struct {
 // An interrupted Run returns an error wrapping trainer.ErrInterrupted after
 // every running run has saved its state. When a run fails, the runs beside
 // it are stopped (saving, as if interrupted), no other is started, and the
-// failure is returned with the outcomes of the runs before it.
+// failure is returned with the outcomes of the runs before it. With
+// KeepGoing every run is trained even when some fail: Run returns every
+// outcome, nil for a failed run, and an error joining the failures, each
+// naming its run (a *RunError).
 //
 // The numerics mode is process-wide: the specs must all have the same
 // Numerics, which Run sets (numerics.Set) for its duration and then restores.
@@ -109,18 +115,55 @@ func (rn *Runner) Run(ctx context.Context, specs []*Spec) ([]*Outcome, error) {
 			defer wg.Done()
 			defer func() { <-slots }()
 			outs[i], errs[i] = rn.RunOne(ctx, s)
-			if errs[i] != nil {
+			if errs[i] != nil && !rn.KeepGoing {
 				cancel()
 			}
 		}()
 	}
 	wg.Wait()
+	if rn.KeepGoing {
+		return outs, keptGoing(specs, errs)
+	}
 	for i, o := range outs {
 		if o == nil {
 			return outs[:i], firstError(errs[i:])
 		}
 	}
 	return outs, nil
+}
+
+// RunError is the failure of one run of a Runner that keeps going.
+type RunError struct {
+	Spec *Spec
+	Err  error
+}
+
+// Error names the run and says why it failed.
+func (e *RunError) Error() string { return e.Spec.Describe() + ": " + e.Err.Error() }
+
+// Unwrap returns the run's error.
+func (e *RunError) Unwrap() error { return e.Err }
+
+// keptGoing returns the failures among errs of the runs of specs as one
+// error joining a *RunError for each, nil when none failed; or, when the
+// runs were interrupted, an error wrapping trainer.ErrInterrupted, since
+// the runs not yet trained have no outcome.
+func keptGoing(specs []*Spec, errs []error) error {
+	var failed []error
+	interrupted := false
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, trainer.ErrInterrupted):
+			interrupted = true
+		default:
+			failed = append(failed, &RunError{specs[i], err})
+		}
+	}
+	if interrupted {
+		return errors.Join(append([]error{fmt.Errorf("%w", trainer.ErrInterrupted)}, failed...)...)
+	}
+	return errors.Join(failed...)
 }
 
 // firstError returns the first error in errs that is not an interruption,

@@ -626,3 +626,39 @@ func TestIdentityOfLaterSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestRunKeepGoing checks that with KeepGoing a failing run stops none
+// beside it: the others finish, the failed one has no outcome, and the
+// error names it.
+func TestRunKeepGoing(t *testing.T) {
+	want, err := (&Runner{Out: t.TempDir()}).Run(context.Background(), smallSpecs(t, "source", []uint64{0, 1, 2}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	bad := filepath.Join(out, filepath.Base(want[0].Dir), ResultFile)
+	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSON(filepath.Join(filepath.Dir(bad), RunFile), mustRecord(t, want[0].Dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, jobs := range []int{1, 2} {
+		outs, err := (&Runner{Out: out, Jobs: jobs, KeepGoing: true}).Run(context.Background(), smallSpecs(t, "source", []uint64{0, 1, 2}, nil))
+		var re *RunError
+		if !errors.As(err, &re) || re.Spec.Seed != 0 || !strings.Contains(err.Error(), bad) || errors.Is(err, trainer.ErrInterrupted) {
+			t.Fatalf("%d jobs: error %v, want seed 0's naming %s", jobs, err, bad)
+		}
+		if len(outs) != 3 || outs[0] != nil || outs[1] == nil || outs[2] == nil {
+			t.Fatalf("%d jobs: outcomes %v, want none for seed 0 and both others", jobs, outs)
+		}
+		for i := 1; i < 3; i++ {
+			if outs[i].Result.Accuracy != want[i].Result.Accuracy {
+				t.Errorf("%d jobs: seed %d: %v, want %v", jobs, i, outs[i].Result.Accuracy, want[i].Result.Accuracy)
+			}
+		}
+	}
+}
