@@ -263,7 +263,7 @@ func TestRunEmbeddedAmazon(t *testing.T) {
 	if code != 0 || strings.Count(stdout, "| uda | amazon | wadn [epochs 1, train-size 200, test-size 100, hidden 32,16,8] | kitchen | ") != 2 {
 		t.Errorf("report --runs: exit %d, stdout %q, stderr %q", code, stdout, errOut)
 	}
-	if code, _, errOut = runArgs(t, "", "report", "--runs", "--csv", out); code != 2 || !strings.Contains(errOut, "one of --json, --csv, --runs, --sources and --comparison") {
+	if code, _, errOut = runArgs(t, "", "report", "--runs", "--csv", out); code != 2 || !strings.Contains(errOut, "one of --json, --csv, --runs, --sources, --comparison and --against, not more") {
 		t.Errorf("report --runs --csv: exit %d, stderr %q", code, errOut)
 	}
 	code, stdout, errOut = runArgs(t, "", "report", "--comparison", "--scenario", "uda", out)
