@@ -59,11 +59,14 @@ func compareLevels(a, b Level) int {
 // setting name at two values or more (LevelOf), the accuracy against that
 // setting: a Markdown table per target with a line per value and a
 // column per method run at two values or more (WADN and the baselines in
-// the order of Methods), each
-// cell "mean ± std [n seeds]", the default value marked, and a table of the
-// averages over the targets, a cell only where every target has that
-// method at that value. Rows at other settings are left out. It writes
-// nothing, and reports false, when no data set holds two values.
+// the order of Methods), each cell "mean ± std [n seeds]" over the seeds
+// that the method has at every value on that target (so that the values
+// are compared on the same draws: a default value run with more seeds
+// than the others counts only theirs), the default value marked, and a
+// table of the averages over the targets of those means, a cell only where
+// every target has that method at that value. Rows at other settings are
+// left out. It writes nothing, and reports false, when no data set holds
+// two values.
 func (rep *Report) WriteAgainst(w io.Writer, name string) (bool, error) {
 	type group struct{ sc, ds string }
 	type key struct {
@@ -137,36 +140,68 @@ func (rep *Report) WriteAgainst(w io.Writer, name string) (bool, error) {
 			}
 			return l.Value
 		}
+		// means[k]: the mean over the common seeds of the cell k.
+		means := map[key]float64{}
 		for _, t := range targets {
 			head(fmt.Sprintf("%s, %s, target %s: accuracy (%%) against %s, mean ± std [seeds]", g.sc, g.ds, t, name))
+			common := map[string]map[uint64]bool{} // method -> the seeds of every value
+			for _, m := range methods {
+				for _, l := range ls {
+					r, ok := cells[g][key{t, m, l.Value}]
+					if !ok {
+						continue
+					}
+					has := map[uint64]bool{}
+					for _, sd := range r.Seeds {
+						if common[m] == nil || common[m][sd] {
+							has[sd] = true
+						}
+					}
+					common[m] = has
+				}
+			}
 			for _, l := range ls {
 				fmt.Fprintf(&b, "| %s |", level(l))
 				for _, m := range methods {
 					r, ok := cells[g][key{t, m, l.Value}]
-					if !ok {
+					var acc []float64
+					if ok {
+						for i, sd := range r.Seeds {
+							if common[m][sd] {
+								acc = append(acc, r.Accuracy[i])
+							}
+						}
+					}
+					if len(acc) == 0 {
 						b.WriteString(" - |")
 						continue
 					}
-					fmt.Fprintf(&b, " %s [%d] |", r.accuracy(), r.N)
+					mean, std := MeanStd(acc)
+					means[key{t, m, l.Value}] = mean
+					if len(acc) < 2 {
+						fmt.Fprintf(&b, " %.2f [1] |", mean)
+					} else {
+						fmt.Fprintf(&b, " %.2f ± %.2f [%d] |", mean, std, len(acc))
+					}
 				}
 				b.WriteString("\n")
 			}
 		}
-		head(fmt.Sprintf("%s, %s: accuracy (%%) against %s, mean over the %d targets (each the mean over its seeds)", g.sc, g.ds, name, len(targets)))
+		head(fmt.Sprintf("%s, %s: accuracy (%%) against %s, mean over the %d targets (each the mean over the seeds of its table)", g.sc, g.ds, name, len(targets)))
 		for _, l := range ls {
 			fmt.Fprintf(&b, "| %s |", level(l))
 			for _, m := range methods {
-				var means []float64
+				var ms []float64
 				for _, t := range targets {
-					if r, ok := cells[g][key{t, m, l.Value}]; ok {
-						means = append(means, r.Mean)
+					if v, ok := means[key{t, m, l.Value}]; ok {
+						ms = append(ms, v)
 					}
 				}
-				if len(means) < len(targets) {
+				if len(ms) < len(targets) {
 					b.WriteString(" - |")
 					continue
 				}
-				avg, _ := MeanStd(means)
+				avg, _ := MeanStd(ms)
 				fmt.Fprintf(&b, " %.2f |", avg)
 			}
 			b.WriteString("\n")
@@ -175,7 +210,7 @@ func (rep *Report) WriteAgainst(w io.Writer, name string) (bool, error) {
 	if !wrote {
 		return false, nil
 	}
-	b.WriteString("\n-: no finished run at that value (the average: not on every target).\n")
+	b.WriteString("\n[n]: the seeds the method has at every value on the target, over which the mean and std are taken. -: no run at that value, or none of those seeds (the average: not on every target).\n")
 	_, err := io.WriteString(w, b.String())
 	return true, err
 }

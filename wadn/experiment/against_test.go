@@ -18,19 +18,22 @@ func TestWriteAgainst(t *testing.T) {
 		method, target string
 		set            map[string]string
 		acc            float64
+		seed           uint64
 	}{
-		{"wadn", "books", nil, 80},
-		{"wadn", "books", map[string]string{"shift": "0"}, 84},
-		{"wadn", "books", map[string]string{"shift": "0.8"}, 70},
-		{"wadn", "books", map[string]string{"shift": "0.2"}, 82},
-		{"wadn", "dvd", nil, 78},
-		{"wadn", "dvd", map[string]string{"shift": "0"}, 80},
-		{"wadn", "dvd", map[string]string{"shift": "0.2", "c0": "0.05"}, 10}, // another setting: left out
-		{"source", "books", map[string]string{"shift": "0"}, 75},
-		{"source", "books", nil, 72},
-		{"dann", "books", nil, 60}, // one value: no column
+		{"wadn", "books", nil, 80, 0},
+		{"wadn", "books", map[string]string{"shift": "0"}, 84, 0},
+		{"wadn", "books", map[string]string{"shift": "0.8"}, 70, 0},
+		{"wadn", "books", map[string]string{"shift": "0.2"}, 82, 0},
+		{"wadn", "dvd", nil, 78, 0},
+		{"wadn", "dvd", map[string]string{"shift": "0"}, 80, 0},
+		{"wadn", "dvd", map[string]string{"shift": "0.2", "c0": "0.05"}, 10, 0}, // another setting: left out
+		{"source", "books", map[string]string{"shift": "0"}, 75, 0},
+		{"source", "books", nil, 72, 0},
+		{"dann", "books", nil, 60, 0}, // one value: no column
+		// A seed the other values lack: left out of the default's cell.
+		{"wadn", "books", nil, 90, 1},
 	} {
-		fakeRun(t, dir, data.UDA, r.method, r.target, 0, r.set, r.acc, nil, nil)
+		fakeRun(t, dir, data.UDA, r.method, r.target, r.seed, r.set, r.acc, nil, nil)
 	}
 	rep, err := Collect(dir)
 	if err != nil {
@@ -57,7 +60,7 @@ func TestWriteAgainst(t *testing.T) {
 			t.Errorf("the tables lack\n%s\nin\n%s", want, out)
 		}
 	}
-	for _, absent := range []string{"dann", "10.00"} {
+	for _, absent := range []string{"dann", "10.00", "90.00", "85.00"} {
 		if strings.Contains(out, absent) {
 			t.Errorf("the tables hold %q:\n%s", absent, out)
 		}
