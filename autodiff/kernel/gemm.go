@@ -24,11 +24,12 @@ type (
 // nr-wide panel of B in the micro-kernel, which keeps the mr x nr tile of C in
 // registers for all kc steps.
 type blocking struct {
-	mr, nr     int         // register tile of the micro-kernel
-	mc, kc, nc int         // cache blocks, multiples of mr / nr
-	asm        asmKernel   // float32 assembly kernel, or nil
-	asm64      asmKernel64 // float64 assembly kernel, or nil; both nil: Go
-	ref        bool        // the reference kernel (gemmKernel2x4Ref)
+	mr, nr     int             // register tile of the micro-kernel
+	mc, kc, nc int             // cache blocks, multiples of mr / nr
+	asm        asmKernel       // float32 assembly kernel, or nil
+	sk         []stridedKernel // float32 strided kernels, widest (nr) first: gemmStrided runs on them
+	asm64      asmKernel64     // float64 assembly kernel, or nil; both nil: Go
+	ref        bool            // the reference kernel (gemmKernel2x4Ref)
 }
 
 // Blocking of the AVX-512 8x48 kernel (Zen 5: 48 KiB L1d, 1 MiB L2 per core).
@@ -106,9 +107,9 @@ func blockingFor[T Float]() blocking {
 	}
 	switch int(current.Load()) {
 	case implAVX512:
-		return blocking{mr: 8, nr: 48, mc: mc512, kc: kc512, nc: nc512, asm: kernel8x48()}
+		return blocking{mr: 8, nr: 48, mc: mc512, kc: kc512, nc: nc512, asm: kernel8x48(), sk: stridedKernels512()}
 	case implAVX2:
-		return blocking{mr: 6, nr: 16, mc: mcAVX2, kc: kcAVX2, nc: ncAVX2, asm: kernel6x16()}
+		return blocking{mr: 6, nr: 16, mc: mcAVX2, kc: kcAVX2, nc: ncAVX2, asm: kernel6x16(), sk: stridedKernelsAVX2()}
 	}
 	return blocking{mr: mrGo, nr: nrGo, mc: mcGo, kc: kcGo, nc: ncGo}
 }
@@ -225,6 +226,10 @@ func kBlock(bl blocking, k int) int {
 // gemmBlocks is gemmSerial, with op(A) taken from pa instead of a when pa is
 // not nil.
 func gemmBlocks[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if len(bl.sk) > 0 && is32[T]() {
+		gemmBlocks32(bl, s, pa, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	mr, nr := bl.mr, bl.nr
 	tile := s.tile[:mr*nr]
 	kc := kBlock(bl, k)

@@ -1,0 +1,167 @@
+package kernel
+
+import "unsafe"
+
+// The float32 assembly path of gemmBlocks. Its micro-kernels read op(A) and
+// op(B) through strides (sgemmStridedGo), so a panel can be read where the
+// operand is stored instead of being packed first, and the last, partial
+// panel of columns runs on the narrowest kernel that covers it instead of
+// the full width with columns of zeros. Either way each element of C is the
+// same sum in the same order as with packed panels and the full kernel: the
+// same products accumulated over p by fused multiply-adds from zero in each
+// k block, and the same tiles (full mr x nr tiles written by the kernel,
+// the others through the tile buffer), so the results keep their bits.
+
+// readsDirect tells gemmStrided which operands to read in place.
+type readsDirect struct{ a, b bool }
+
+// directReads decides which operands of a product gemmStrided reads in
+// place rather than packs. A packed panel is contiguous and is read from
+// the caches as many times as it meets a panel of the other operand; an
+// operand read in place saves the packing pass, which costs about as much
+// as the micro-kernel's work when the other dimension is small.
+//
+//   - op(A) in place needs alpha == 1 (packing applies alpha). A row-major
+//     A gives each of the mr rows of a tile as one run over p; a transposed
+//     A gives mr neighbours for each p, one cache line per step of p, which
+//     only pays while the lines of a tile fit the first-level cache.
+//   - op(B) in place needs B untransposed (rows of nr neighbours). Rows a
+//     multiple of 4 KiB apart would fall into a few sets of the caches, so
+//     those are packed.
+func directReads(transA, transB bool, m, n, k int, alpha float32, lda, ldb int) readsDirect {
+	if directOverride != nil {
+		return directOverride(transA, transB, m, n, k, alpha, lda, ldb)
+	}
+	var d readsDirect
+	if alpha == 1 {
+		d.a = !transA || k <= 64
+	}
+	if !transB {
+		d.b = ldb%1024 != 0
+	}
+	return d
+}
+
+// directOverride, when not nil, replaces directReads' decision (which
+// gemmStrided still restricts to the operands it can read in place), so
+// that tests can run every combination.
+var directOverride func(transA, transB bool, m, n, k int, alpha float32, lda, ldb int) readsDirect
+
+// gemmStrided is gemmBlocks for float32 on the strided assembly kernels bl.sk
+// (widest first, the first of width bl.nr), reading op(A) from pa when pa is
+// not nil.
+func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	mr, nr := bl.mr, bl.nr
+	full := bl.sk[0]
+	d := directReads(transA, transB, m, n, k, alpha, lda, ldb)
+	d.a = d.a && pa == nil && alpha == 1
+	d.b = d.b && !transB
+	tile := s.tile[:mr*nr]
+	kc := kBlock(bl, k)
+	t8 := true
+	for jc := 0; jc < n; {
+		nb := min(bl.nc, n-jc)
+		if n-jc <= ncMax(bl.nc) {
+			nb = n - jc
+		}
+		fullN := nb / nr * nr // columns in whole panels
+		for pc := 0; pc < k; pc += kc {
+			kb := min(kc, k-pc)
+			// B: every panel packed, or only the partial one (at s.b[0:]).
+			switch {
+			case !d.b:
+				packB(t8, transB, b, ldb, pc, jc, kb, nb, nr, s.b)
+			case fullN < nb && narrowest(bl.sk, nb-fullN).nr != nb-fullN:
+				packB(t8, false, b, ldb, pc, jc+fullN, kb, nb-fullN, nr, s.b)
+			}
+			bet := beta
+			if pc > 0 {
+				bet = 1
+			}
+			for ic := 0; ic < m; ic += bl.mc {
+				mb := min(bl.mc, m-ic)
+				fullM := mb / mr * mr
+				var sa []float32
+				switch {
+				case pa != nil:
+					sa = pa.data[pc*pa.mPad+ic*kb:]
+				case !d.a:
+					packA(t8, transA, a, lda, ic, pc, mb, kb, mr, alpha, s.a)
+					sa = s.a
+				case fullM < mb:
+					packA(t8, transA, a, lda, ic+fullM, pc, mb-fullM, kb, mr, alpha, s.a)
+				}
+				for ir := 0; ir < mb; ir += mr {
+					rows := min(mr, mb-ir)
+					var ap *float32
+					ars, acs := 1, mr
+					switch {
+					case !d.a:
+						ap = &sa[ir*kb]
+					case rows < mr:
+						ap = &s.a[0]
+					case transA:
+						ap, ars, acs = &a[pc*lda+ic+ir], 1, lda
+					default:
+						ap, ars, acs = &a[(ic+ir)*lda+pc], lda, 1
+					}
+					for jr := 0; jr < nb; jr += nr {
+						cols := min(nr, nb-jr)
+						kn := full
+						if cols < nr {
+							kn = narrowest(bl.sk, cols)
+						}
+						var bp *float32
+						brs := nr
+						switch {
+						case !d.b:
+							bp = &s.b[jr*kb]
+						case cols == kn.nr:
+							bp, brs = &b[pc*ldb+jc+jr], ldb
+						default:
+							bp = &s.b[0]
+						}
+						off := (ic+ir)*ldc + jc + jr
+						if rows == mr && (cols == nr || cols == kn.nr && bet == 0) {
+							kn.fn(kb, ap, ars, acs, bp, brs, &c[off], ldc, bet)
+							continue
+						}
+						kn.fn(kb, ap, ars, acs, bp, brs, &tile[0], kn.nr, 0)
+						for i := 0; i < rows; i++ {
+							dst := c[off+i*ldc : off+i*ldc+cols]
+							src := tile[i*kn.nr : i*kn.nr+cols]
+							if bet == 0 {
+								copy(dst, src)
+							} else {
+								for j, v := range src {
+									dst[j] = v + float32(bet*dst[j])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		jc += nb
+	}
+}
+
+// narrowest returns the narrowest of the kernels ks (widest first) that
+// covers cols columns.
+func narrowest(ks []stridedKernel, cols int) stridedKernel {
+	kn := ks[0]
+	for _, k := range ks[1:] {
+		if k.nr >= cols {
+			kn = k
+		}
+	}
+	return kn
+}
+
+// gemmBlocks32 runs gemmStrided on the float32 views of the operands of
+// gemmBlocks.
+func gemmBlocks32[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	s32 := (*scratch[float32])(unsafe.Pointer(s))
+	pa32 := (*PackedA[float32])(unsafe.Pointer(pa))
+	gemmStrided(bl, s32, pa32, transA, transB, m, n, k, float32(alpha), as32(a), lda, as32(b), ldb, float32(beta), as32(c), ldc)
+}
