@@ -310,7 +310,9 @@ var winoPacks struct {
 }
 
 // packFilters returns the pos matrices of m (each r x k, row-major), or with
-// trans set their transposes (k x r), packed for GemmPacked.
+// trans set their transposes (k x r), packed for GemmPacked, or referring to
+// m where the kernels read them in place (kernel.PackA): m must stay as it
+// is until the products are done.
 func packFilters(m []float32, trans bool, pos, r, k int) winoPacked {
 	winoPacks.Lock()
 	var p winoPacked
@@ -506,12 +508,7 @@ func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []f
 	C, pos := g.c, wg.pos
 	u := alloc[float32](pos * f * C)
 	winoFilter(tile, u, w, f, C)
-	pu := packFilters(u, false, pos, f, C)
-	if keep {
-		kept = u
-	} else {
-		release(u)
-	}
+	pu := packFilters(u, false, pos, f, C) // may refer to u: released after the products
 	chunks := wg.chunks(n)
 	if t := kernel.Threads(); winoShared(len(chunks), t) {
 		ww := wg.newWork(f, min(t, wg.pos))
@@ -530,6 +527,11 @@ func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []f
 		})
 	}
 	releasePacks(pu)
+	if keep {
+		kept = u
+	} else {
+		release(u)
+	}
 	return kept
 }
 
@@ -574,17 +576,15 @@ func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f in
 func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums, u []float32) {
 	wg := newWinoGeom(g, tile)
 	C, pos := g.c, wg.pos
-	var put winoPacked // the transposed transformed filters, packed
+	var put winoPacked // the transposed transformed filters, packed (or referring to u)
+	own := false       // u is this call's, released at the end
 	if dx != nil {
-		own := u == nil
+		own = u == nil
 		if own {
 			u = alloc[float32](pos * f * C)
 			winoFilter(tile, u, w, f, C)
 		}
 		put = packFilters(u, true, pos, f, C)
-		if own {
-			release(u)
-		}
 	}
 	chunks := wg.chunks(n)
 	var acc [][]float32 // the partial sums of the transformed dw
@@ -639,6 +639,9 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 	}
 	if put != nil {
 		releasePacks(put)
+	}
+	if own {
+		release(u)
 	}
 }
 

@@ -20,26 +20,27 @@ type readsDirect struct{ a, b bool }
 // the caches as many times as it meets a panel of the other operand; an
 // operand read in place saves the packing pass, which costs about as much
 // as the micro-kernel's work when the other dimension is small.
-//
-//   - op(A) in place needs alpha == 1 (packing applies alpha). A row-major
-//     A gives each of the mr rows of a tile as one run over p; a transposed
-//     A gives mr neighbours for each p, one cache line per step of p, which
-//     only pays while the lines of a tile fit the first-level cache.
-//   - op(B) in place needs B untransposed (rows of nr neighbours). Rows a
-//     multiple of 4 KiB apart would fall into a few sets of the caches, so
-//     those are packed.
 func directReads(transA, transB bool, m, n, k int, alpha float32, lda, ldb int) readsDirect {
 	if directOverride != nil {
 		return directOverride(transA, transB, m, n, k, alpha, lda, ldb)
 	}
-	var d readsDirect
-	if alpha == 1 {
-		d.a = !transA || k <= 64
-	}
-	if !transB {
-		d.b = ldb%1024 != 0
-	}
-	return d
+	return readsDirect{a: readsA(transA, k, alpha, lda), b: readsB(transB, ldb)}
+}
+
+// readsA reports whether gemmStrided reads op(A) in place. That needs
+// alpha == 1 (packing applies alpha). A row-major A gives each of the mr
+// rows of a tile as one run over p; a transposed A gives mr neighbours for
+// each p, a cache line per step of p, which pays while those lines are
+// close together or few.
+func readsA(transA bool, k int, alpha float32, lda int) bool {
+	return alpha == 1 && (!transA || k <= 64 || lda <= 512)
+}
+
+// readsB reports whether gemmStrided reads op(B) in place: B must be
+// untransposed (rows of nr neighbours), and rows a multiple of 4 KiB apart,
+// which would fall into a few sets of the caches, are packed.
+func readsB(transB bool, ldb int) bool {
+	return !transB && ldb%1024 != 0
 }
 
 // directOverride, when not nil, replaces directReads' decision (which
@@ -50,6 +51,12 @@ var directOverride func(transA, transB bool, m, n, k int, alpha float32, lda, ld
 // gemmStrided is gemmBlocks for float32 on the strided assembly kernels bl.sk
 // (widest first, the first of width bl.nr), reading op(A) from pa when pa is
 // not nil.
+//
+// An operand read in place needs no packing for its last, partial panel
+// either: when the product has rows (columns) enough, the kernel runs on
+// the last mr rows (kernel-wide columns) of the operand, overlapping the
+// panel before, and only the tile's new rows (columns) are written to C,
+// through the tile buffer, which they would have taken anyway.
 func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	mr, nr := bl.mr, bl.nr
 	full := bl.sk[0]
@@ -58,7 +65,7 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 	d.b = d.b && !transB
 	tile := s.tile[:mr*nr]
 	kc := kBlock(bl, k)
-	t8 := true
+	const t8 = true
 	for jc := 0; jc < n; {
 		nb := min(bl.nc, n-jc)
 		if n-jc <= ncMax(bl.nc) {
@@ -67,11 +74,12 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 		fullN := nb / nr * nr // columns in whole panels
 		for pc := 0; pc < k; pc += kc {
 			kb := min(kc, k-pc)
-			// B: every panel packed, or only the partial one (at s.b[0:]).
+			// B: every panel packed, or only a partial panel too narrow
+			// for its kernel to read in place (at s.b[0:]).
 			switch {
 			case !d.b:
 				packB(t8, transB, b, ldb, pc, jc, kb, nb, nr, s.b)
-			case fullN < nb && narrowest(bl.sk, nb-fullN).nr != nb-fullN:
+			case fullN < nb && jc+nb < narrowest(bl.sk, nb-fullN).nr:
 				packB(t8, false, b, ldb, pc, jc+fullN, kb, nb-fullN, nr, s.b)
 			}
 			bet := beta
@@ -88,22 +96,30 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 				case !d.a:
 					packA(t8, transA, a, lda, ic, pc, mb, kb, mr, alpha, s.a)
 					sa = s.a
-				case fullM < mb:
+				case fullM < mb && m < mr:
 					packA(t8, transA, a, lda, ic+fullM, pc, mb-fullM, kb, mr, alpha, s.a)
 				}
 				for ir := 0; ir < mb; ir += mr {
 					rows := min(mr, mb-ir)
 					var ap *float32
 					ars, acs := 1, mr
+					r0 := 0 // the tile's first row to write
 					switch {
 					case !d.a:
 						ap = &sa[ir*kb]
-					case rows < mr:
+					case rows < mr && m < mr:
 						ap = &s.a[0]
-					case transA:
-						ap, ars, acs = &a[pc*lda+ic+ir], 1, lda
 					default:
-						ap, ars, acs = &a[(ic+ir)*lda+pc], lda, 1
+						i0 := ic + ir
+						if rows < mr {
+							r0 = mr - rows
+							i0 -= r0
+						}
+						if transA {
+							ap, ars, acs = &a[pc*lda+i0], 1, lda
+						} else {
+							ap, ars, acs = &a[i0*lda+pc], lda, 1
+						}
 					}
 					for jr := 0; jr < nb; jr += nr {
 						cols := min(nr, nb-jr)
@@ -113,11 +129,15 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 						}
 						var bp *float32
 						brs := nr
+						c0 := 0 // the tile's first column to write
 						switch {
 						case !d.b:
 							bp = &s.b[jr*kb]
 						case cols == kn.nr:
 							bp, brs = &b[pc*ldb+jc+jr], ldb
+						case jc+nb >= kn.nr:
+							c0 = kn.nr - cols
+							bp, brs = &b[pc*ldb+jc+jr-c0], ldb
 						default:
 							bp = &s.b[0]
 						}
@@ -129,7 +149,7 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 						kn.fn(kb, ap, ars, acs, bp, brs, &tile[0], kn.nr, 0)
 						for i := 0; i < rows; i++ {
 							dst := c[off+i*ldc : off+i*ldc+cols]
-							src := tile[i*kn.nr : i*kn.nr+cols]
+							src := tile[(r0+i)*kn.nr+c0 : (r0+i)*kn.nr+c0+cols]
 							if bet == 0 {
 								copy(dst, src)
 							} else {
@@ -161,6 +181,9 @@ func narrowest(ks []stridedKernel, cols int) stridedKernel {
 // gemmBlocks32 runs gemmStrided on the float32 views of the operands of
 // gemmBlocks.
 func gemmBlocks32[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if pa != nil && pa.src != nil { // op(A) in place
+		pa, transA, alpha, a, lda = nil, pa.trans, 1, pa.src, pa.lda
+	}
 	s32 := (*scratch[float32])(unsafe.Pointer(s))
 	pa32 := (*PackedA[float32])(unsafe.Pointer(pa))
 	gemmStrided(bl, s32, pa32, transA, transB, m, n, k, float32(alpha), as32(a), lda, as32(b), ldb, float32(beta), as32(c), ldc)
