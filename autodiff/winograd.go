@@ -256,45 +256,49 @@ func matrixG(t kernel.WinogradTile) [][]float64 {
 }
 
 // winoFilterBlock is the number of filters the filter transforms take at
-// once: the inner loops run over them, so that each of the a*a positions
-// is read or written as one run of 1 KiB, which the hardware prefetches,
-// rather than as a cache line in each of 49 places.
+// once: the values of a block, and the a*a runs of its transformed
+// filters, stay in the first-level caches.
 const winoFilterBlock = 256
 
-// winoFilter sets u, a*a matrices of f x c, to the filter transform G w Gᵀ
-// of the f x c filters of w (f x c x 3 x 3): position ξ = a*p+q of filter
-// (i, j) at u[ξ*f*c + i*c + j]. The transform is computed in float64 and
-// rounded once.
+// winoGm returns G of the tile's filter transform (winoG), its rows one
+// after the other, as kernel.FilterTransform takes it.
+func winoGm(t kernel.WinogradTile) []float64 {
+	var gm []float64
+	for _, row := range winoG[t] {
+		gm = append(gm, row...)
+	}
+	return gm
+}
+
+// winoUStride is the distance between the a*a matrices of f x c
+// transformed filters (fc values each) of winoFilter's u and the filter
+// gradient's partial sums: one cache line more than their size, so that the
+// a*a values of one filter do not all fall into the same cache set.
+func winoUStride(fc int) int { return fc + 16 }
+
+// winoFilter sets u, a*a matrices of f x c winoUStride(f*c) apart, to the
+// filter transform G w Gᵀ of the f x c filters of w (f x c x 3 x 3):
+// position ξ = a*p+q of filter (i, j) at u[ξ*winoUStride(f*c) + i*c + j].
+// The transform is computed in float64 and rounded once
+// (kernel.FilterTransform).
 func winoFilter(t kernel.WinogradTile, u, w []float32, f, c int) {
-	G, a := winoG[t], t.Size()
+	gm, a := winoGm(t), t.Size()
 	fc := f * c
+	us := winoUStride(fc)
 	kernel.AddFlops(fc * 5 * (3*a + a*a)) // Comb3 and Comb3To32: 3 multiplies, 2 adds
 	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
 	parallelRange(blocks, 8, func(lo, hi int) {
 		const B = winoFilterBlock
-		var g [9][B]float64
-		tmp := make([][3][B]float64, a)
+		var g [9 * B]float64 // the block's values, in groups of 4 filters (B is a multiple of 4)
 		for blk := lo; blk < hi; blk++ {
 			i0 := blk * B
 			nb := min(B, fc-i0)
 			for k := 0; k < nb; k++ {
 				for e := range 9 {
-					g[e][k] = float64(w[9*(i0+k)+e])
+					g[(k/4)*36+4*e+k%4] = float64(w[9*(i0+k)+e])
 				}
 			}
-			// tmp[p][j] = sum_i G[p][i] g[i][j]
-			for p := range a {
-				for j := range 3 {
-					kernel.Comb3(tmp[p][j][:nb], g[j][:nb], g[3+j][:nb], g[6+j][:nb], [3]float64(G[p]))
-				}
-			}
-			// U[p][q] = sum_j tmp[p][j] G[q][j]
-			for p := range a {
-				t0, t1, t2 := tmp[p][0][:nb], tmp[p][1][:nb], tmp[p][2][:nb]
-				for q := range a {
-					kernel.Comb3To32(u[(a*p+q)*fc+i0:(a*p+q)*fc+i0+nb], t0, t1, t2, [3]float64(G[q]))
-				}
-			}
+			kernel.FilterTransform(u[i0:], us, g[:(nb+3)/4*36], nb, gm)
 		}
 	})
 }
@@ -309,11 +313,11 @@ var winoPacks struct {
 	free []winoPacked
 }
 
-// packFilters returns the pos matrices of m (each r x k, row-major), or with
-// trans set their transposes (k x r), packed for GemmPacked, or referring to
-// m where the kernels read them in place (kernel.PackA): m must stay as it
-// is until the products are done.
-func packFilters(m []float32, trans bool, pos, r, k int) winoPacked {
+// packFilters returns the pos matrices of m (each r x k, row-major, stride
+// values apart), or with trans set their transposes (k x r), packed for
+// GemmPacked, or referring to m where the kernels read them in place
+// (kernel.PackA): m must stay as it is until the products are done.
+func packFilters(m []float32, trans bool, pos, r, k, stride int) winoPacked {
 	winoPacks.Lock()
 	var p winoPacked
 	for i := len(winoPacks.free) - 1; i >= 0; i-- {
@@ -330,9 +334,9 @@ func packFilters(m []float32, trans bool, pos, r, k int) winoPacked {
 	parallelRange(pos, 1, func(lo, hi int) {
 		for xi := lo; xi < hi; xi++ {
 			if trans {
-				kernel.PackA(&p[xi], true, k, r, 1, m[xi*r*k:], k)
+				kernel.PackA(&p[xi], true, k, r, 1, m[xi*stride:], k)
 			} else {
-				kernel.PackA(&p[xi], false, r, k, 1, m[xi*r*k:], k)
+				kernel.PackA(&p[xi], false, r, k, 1, m[xi*stride:], k)
 			}
 		}
 	})
@@ -349,46 +353,27 @@ func releasePacks(p winoPacked) {
 // winoFilterAdj sets dw (f x c x 3 x 3) to the adjoint of the filter
 // transform, Gᵀ du G, of du, the sum in order of the partial sums dus, each
 // laid out as winoFilter's u; the sum and the transform are computed in
-// float64 and rounded once.
+// float64 and rounded once (kernel.FilterTransformAdj).
 func winoFilterAdj(t kernel.WinogradTile, dw []float32, dus [][]float32, fc int) {
-	G, a := winoG[t], t.Size()
+	gm, a := winoGm(t), t.Size()
+	us := winoUStride(fc)
 	kernel.AddFlops(fc * (a*a*len(dus) + 2*3*a*a + 2*9*a)) // the partial sums' adds, AddScaled's multiply-adds
 	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
 	parallelRange(blocks, 8, func(lo, hi int) {
 		const B = winoFilterBlock
-		tmp := make([][3][B]float64, a) // tmp[q][r] = sum_p G[p][r] du[p][q]
-		var x [B]float64
-		var s [9][B]float64 // s[3r+c] = sum_q tmp[q][r] G[q][c]
+		var out [9 * B]float32 // the block's values, in groups of 4 filters
+		at := make([][]float32, len(dus))
 		for blk := lo; blk < hi; blk++ {
 			i0 := blk * B
 			nb := min(B, fc-i0)
-			for q := range a {
-				d := &tmp[q]
-				clear(d[:])
-				for p := range a {
-					off := (a*p+q)*fc + i0
-					clear(x[:nb])
-					for _, du := range dus {
-						kernel.AddWidened(x[:nb], du[off:off+nb])
-					}
-					for r := range 3 {
-						kernel.AddScaled(d[r][:nb], x[:nb], G[p][r])
-					}
-				}
+			for i, du := range dus {
+				at[i] = du[i0:]
 			}
-			for r := range 3 {
-				for c := range 3 {
-					e := s[3*r+c][:nb]
-					clear(e)
-					for q := range a {
-						kernel.AddScaled(e, tmp[q][r][:nb], G[q][c])
-					}
-				}
-			}
+			kernel.FilterTransformAdj(out[:(nb+3)/4*36], at, us, nb, gm)
 			for k := 0; k < nb; k++ {
-				out := dw[9*(i0+k) : 9*(i0+k)+9]
-				for e := range out {
-					out[e] = float32(s[e][k])
+				d := dw[9*(i0+k) : 9*(i0+k)+9]
+				for e := range d {
+					d[e] = out[(k/4)*36+4*e+k%4]
 				}
 			}
 		}
@@ -506,9 +491,10 @@ func shareOut(parts, n int, fn func(part, i int)) {
 func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32, keep bool) (kept []float32) {
 	wg := newWinoGeom(g, tile)
 	C, pos := g.c, wg.pos
-	u := alloc[float32](pos * f * C)
+	us := winoUStride(f * C)
+	u := alloc[float32](pos * us)
 	winoFilter(tile, u, w, f, C)
-	pu := packFilters(u, false, pos, f, C) // may refer to u: released after the products
+	pu := packFilters(u, false, pos, f, C, us) // may refer to u: released after the products
 	chunks := wg.chunks(n)
 	if t := kernel.Threads(); winoShared(len(chunks), t) {
 		ww := wg.newWork(f, min(t, wg.pos))
@@ -576,22 +562,23 @@ func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f in
 func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums, u []float32) {
 	wg := newWinoGeom(g, tile)
 	C, pos := g.c, wg.pos
+	us := winoUStride(f * C)
 	var put winoPacked // the transposed transformed filters, packed (or referring to u)
 	own := false       // u is this call's, released at the end
 	if dx != nil {
 		own = u == nil
 		if own {
-			u = alloc[float32](pos * f * C)
+			u = alloc[float32](pos * us)
 			winoFilter(tile, u, w, f, C)
 		}
-		put = packFilters(u, true, pos, f, C)
+		put = packFilters(u, true, pos, f, C, us)
 	}
 	chunks := wg.chunks(n)
 	var acc [][]float32 // the partial sums of the transformed dw
 	if dw != nil {
 		acc = make([][]float32, min(winoAccumulators, len(chunks)))
 		for k := range acc {
-			acc[k] = alloc[float32](pos * f * C)
+			acc[k] = alloc[float32](pos * us)
 		}
 	}
 	// chunk runs chunk k on ww, adding into its partial sum of dw.
@@ -691,7 +678,7 @@ func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, fi
 		// V's position xi is read by the filter-gradient product, then
 		// overwritten by dV.
 		if du != nil {
-			kernel.GemmSerial(false, true, f, C, T, 1, ww.m[xi*ms:], T, ww.v[xi*vs:], T, beta, du[xi*f*C:], C)
+			kernel.GemmSerial(false, true, f, C, T, 1, ww.m[xi*ms:], T, ww.v[xi*vs:], T, beta, du[xi*winoUStride(f*C):], C)
 		}
 		if dx != nil {
 			kernel.GemmPacked(&put[xi], false, T, ww.m[xi*ms:], T, 0, ww.v[xi*vs:], T)
