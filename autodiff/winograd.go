@@ -420,10 +420,14 @@ var winoSharedChunks = 4
 func winoShared(chunks, threads int) bool { return threads > 1 && chunks < winoSharedChunks*threads }
 
 // winoPlanes are the buffers of one part of a chunk's transforms: the
-// interleaved input and output planes of one block.
+// interleaved input and output planes of one block and, when the output is
+// pooled (convPool, poolGrad), the block's output planes of one filter
+// (y), their pooled values (py) and positions (pidx).
 type winoPlanes struct {
 	in, out []float32
 	dirty   bool // in's padding holds an adjoint's values, not zeros
+	y, py   []float32
+	pidx    []int32
 }
 
 // winoWork holds the buffers of one chunk at a time: the matrices V (then
@@ -435,15 +439,22 @@ type winoWork struct {
 }
 
 // newWork returns the buffers of parts parts running the chunks of
-// convolutions with f filters.
-func (wg *winoGeom) newWork(f, parts int) *winoWork {
+// convolutions with f filters, with the buffers of pooling the output
+// planes of ohw pooled values each when ohw is not 0.
+func (wg *winoGeom) newWork(f, parts, ohw int) *winoWork {
 	ww := &winoWork{
 		v:      alloc[float32](wg.pos * xiStride(wg.c, wg.cols)),
 		m:      alloc[float32](wg.pos * xiStride(f, wg.cols)),
 		planes: make([]winoPlanes, parts),
 	}
 	for p := range ww.planes {
-		ww.planes[p] = winoPlanes{in: scratch(wg.inLen), out: scratch(wg.outLen)}
+		pl := winoPlanes{in: scratch(wg.inLen), out: scratch(wg.outLen)}
+		if ohw > 0 {
+			pl.y = alloc[float32](kernel.Lanes * wg.outPlane)
+			pl.py = alloc[float32](kernel.Lanes * ohw)
+			pl.pidx = make([]int32, kernel.Lanes*ohw)
+		}
+		ww.planes[p] = pl
 	}
 	return ww
 }
@@ -454,7 +465,20 @@ func (ww *winoWork) release() {
 	for _, pl := range ww.planes {
 		release(pl.in)
 		release(pl.out)
+		if pl.y != nil {
+			release(pl.y)
+			release(pl.py)
+		}
 	}
+}
+
+// pooledPlane returns the values of a pooled output plane of sink, or 0
+// without one.
+func pooledPlane(sink *convPool[float32]) int {
+	if sink == nil {
+		return 0
+	}
+	return sink.oh * sink.ow
 }
 
 // each runs fn on the items [0, n) of one phase of a chunk: in order on
@@ -484,11 +508,11 @@ func shareOut(parts, n int, fn func(part, i int)) {
 
 // winoForward is convForward on the Winograd path with the given tile: y (n
 // x f x oh x ow) is the convolution of x (n x c x h x w) with w (f x c x 3 x
-// 3) plus b (f values, or nil). The threads share the chunks out, or each
-// chunk's work (winoShared). With keep set it returns the transformed
-// filters (winoFilter's u, a pooled buffer the caller releases), nil
-// otherwise.
-func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32, keep bool) (kept []float32) {
+// 3) plus b (f values, or nil), or with sink not nil (y nil) its pooling by
+// sink. The threads share the chunks out, or each chunk's work
+// (winoShared). With keep set it returns the transformed filters
+// (winoFilter's u, a pooled buffer the caller releases), nil otherwise.
+func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32, keep bool, sink *convPool[float32]) (kept []float32) {
 	wg := newWinoGeom(g, tile)
 	C, pos := g.c, wg.pos
 	us := winoUStride(f * C)
@@ -497,17 +521,17 @@ func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []f
 	pu := packFilters(u, false, pos, f, C, us) // may refer to u: released after the products
 	chunks := wg.chunks(n)
 	if t := kernel.Threads(); winoShared(len(chunks), t) {
-		ww := wg.newWork(f, min(t, wg.pos))
+		ww := wg.newWork(f, min(t, wg.pos), pooledPlane(sink))
 		for _, ch := range chunks {
-			wg.forwardChunk(ww, pu, ch, f, x, b, y)
+			wg.forwardChunk(ww, pu, ch, f, x, b, y, sink)
 		}
 		ww.release()
 	} else {
 		var next atomic.Int64
 		kernel.Parallel(min(t, len(chunks)), func(int) {
-			ww := wg.newWork(f, 1)
+			ww := wg.newWork(f, 1, pooledPlane(sink))
 			for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
-				wg.forwardChunk(ww, pu, chunks[k], f, x, b, y)
+				wg.forwardChunk(ww, pu, chunks[k], f, x, b, y, sink)
 			}
 			ww.release()
 		})
@@ -523,8 +547,9 @@ func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []f
 
 // forwardChunk computes the output of one chunk: the input transforms of
 // its blocks and channels, the products of the positions, the output
-// transforms of its blocks and filters, each phase shared out by ww.each.
-func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f int, x, b, y []float32) {
+// transforms of its blocks and filters (pooled by sink when it is not nil),
+// each phase shared out by ww.each.
+func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f int, x, b, y []float32, sink *convPool[float32]) {
 	C, L, T := wg.c, kernel.Lanes, ch.cols
 	vs, ms := xiStride(C, T), xiStride(f, T)
 	ww.each(ch.blocks*C, func(pl *winoPlanes, it int) {
@@ -545,6 +570,12 @@ func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f in
 			winoOut(wg.tile, pl.out[wg.m*ty*wg.opw*L:], wg.opw*L, ww.m[col+ty*wg.tw*L:], ms, wg.tw, bias)
 		}
 		img := ch.n0 + blk*L
+		if sink != nil {
+			lanes := ch.lanes(blk)
+			kernel.Deinterleave8(pl.y, wg.outPlane, pl.out, wg.outOffs, lanes)
+			sink.poolLanes(pl.y, img, fi, f, lanes, pl.py, pl.pidx)
+			return
+		}
 		kernel.Deinterleave8(y[img*ofc+fi*wg.outPlane:], ofc, pl.out, wg.outOffs, ch.lanes(blk))
 	})
 }
@@ -558,8 +589,9 @@ func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f in
 // is wanted, otherwise those of their share of the partial sums of dw. u,
 // when not nil, holds the transformed filters of w for tile (winoFilter's
 // u, which winoForward kept), which dx then uses rather than computing them
-// again.
-func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums, u []float32) {
+// again. With src not nil (dy nil) the output gradient is src's, built
+// for each block and filter as the transforms need it.
+func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums, u []float32, src *poolGrad[float32]) {
 	wg := newWinoGeom(g, tile)
 	C, pos := g.c, wg.pos
 	us := winoUStride(f * C)
@@ -587,12 +619,16 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 		if acc != nil {
 			du = acc[k%len(acc)]
 		}
-		wg.backwardChunk(ww, put, du, k < len(acc), chunks[k], f, x, dy, dx, sums)
+		wg.backwardChunk(ww, put, du, k < len(acc), chunks[k], f, x, dy, dx, sums, src)
+	}
+	var ohw int
+	if src != nil {
+		ohw = src.oh * src.ow
 	}
 	t := kernel.Threads()
 	switch {
 	case winoShared(len(chunks), t):
-		ww := wg.newWork(f, min(t, wg.pos))
+		ww := wg.newWork(f, min(t, wg.pos), ohw)
 		for k := range chunks {
 			chunk(ww, k)
 		}
@@ -600,7 +636,7 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 	case dw == nil:
 		var next atomic.Int64
 		kernel.Parallel(min(t, len(chunks)), func(int) {
-			ww := wg.newWork(f, 1)
+			ww := wg.newWork(f, 1, ohw)
 			for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
 				chunk(ww, k)
 			}
@@ -609,7 +645,7 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 	default:
 		workers := min(t, len(chunks), len(acc))
 		kernel.Parallel(workers, func(p int) {
-			ww := wg.newWork(f, 1)
+			ww := wg.newWork(f, 1, ohw)
 			for k := range chunks {
 				if k%len(acc)%workers == p {
 					chunk(ww, k)
@@ -637,8 +673,10 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 // sums is not nil) beside the input transforms V (when du is not nil), then
 // for each position the filter-gradient product added into du (overwriting
 // it when first is set; skipped when du is nil) and the input-gradient
-// product (skipped when dx is nil), and the adjoint input transforms.
-func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx, sums []float32) {
+// product (skipped when dx is nil), and the adjoint input transforms. With
+// src not nil the output gradient's planes of each block and filter are
+// src's, built in the part's buffer.
+func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx, sums []float32, src *poolGrad[float32]) {
 	C, L, T := wg.c, kernel.Lanes, ch.cols
 	vs, ms := xiStride(C, T), xiStride(f, T)
 	ofc, chw := f*wg.outPlane, C*wg.inPlane
@@ -658,13 +696,22 @@ func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, fi
 		}
 		blk, fi := it/f, it%f
 		img := ch.n0 + blk*L
+		var planes []float32 // the block's planes of filter fi, stride apart
+		stride := ofc
+		if src != nil {
+			for l := 0; l < ch.lanes(blk); l++ {
+				src.plane((img+l)*f+fi, pl.y[l*wg.outPlane:(l+1)*wg.outPlane])
+			}
+			planes, stride = pl.y, wg.outPlane
+		} else {
+			planes = dy[img*ofc+fi*wg.outPlane:]
+		}
 		if sums != nil {
 			for l := 0; l < ch.lanes(blk); l++ {
-				o := (img+l)*ofc + fi*wg.outPlane
-				sums[(img+l)*f+fi] = kernel.Sum(dy[o : o+wg.outPlane])
+				sums[(img+l)*f+fi] = kernel.Sum(planes[l*stride : l*stride+wg.outPlane])
 			}
 		}
-		kernel.Interleave8(pl.out, wg.outOffs, dy[img*ofc+fi*wg.outPlane:], ofc, ch.lanes(blk))
+		kernel.Interleave8(pl.out, wg.outOffs, planes, stride, ch.lanes(blk))
 		col := fi*T + blk*wg.tiles*L
 		for ty := 0; ty < wg.th; ty++ {
 			winoOutAdj(wg.tile, ww.m[col+ty*wg.tw*L:], ms, pl.out[wg.m*ty*wg.opw*L:], wg.opw*L, wg.tw)
