@@ -545,6 +545,7 @@ type scratch[T Float] struct {
 // slow, so Gemm must not allocate per call.
 type rawScratch struct {
 	a, b, tile []float64
+	prod       []float64 // gemmSwapped's products, grown as needed
 }
 
 var scratchFree struct {

@@ -1,6 +1,9 @@
 package kernel
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // The float32 assembly path of gemmBlocks. Its micro-kernels read op(A) and
 // op(B) through strides (sgemmStridedGo), so a panel can be read where the
@@ -43,6 +46,9 @@ func readsB(transB bool, ldb int) bool {
 	return !transB && ldb%1024 != 0
 }
 
+// swapOverride is swaps, or what tests set in its place.
+var swapOverride = swaps
+
 // directOverride, when not nil, replaces directReads' decision (which
 // gemmStrided still restricts to the operands it can read in place), so
 // that tests can run every combination.
@@ -55,8 +61,10 @@ var directOverride func(transA, transB bool, m, n, k int, alpha float32, lda, ld
 // An operand read in place needs no packing for its last, partial panel
 // either: when the product has rows (columns) enough, the kernel runs on
 // the last mr rows (kernel-wide columns) of the operand, overlapping the
-// panel before, and only the tile's new rows (columns) are written to C,
-// through the tile buffer, which they would have taken anyway.
+// panel before. When C is overwritten (no sum into it) the kernel writes
+// the whole tile, the overlapped rows (columns) with the values they hold;
+// otherwise only the tile's new rows (columns) are added to C, through the
+// tile buffer, as with packed panels.
 func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	mr, nr := bl.mr, bl.nr
 	full := bl.sk[0]
@@ -142,8 +150,15 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 							bp = &s.b[0]
 						}
 						off := (ic+ir)*ldc + jc + jr
-						if rows == mr && (cols == nr || cols == kn.nr && bet == 0) {
+						if rows == mr && cols == nr {
 							kn.fn(kb, ap, ars, acs, bp, brs, &c[off], ldc, bet)
+							continue
+						}
+						if bet == 0 && (rows == mr || r0 > 0) && (cols == kn.nr || c0 > 0) {
+							// The whole kernel tile in C: the rows and columns
+							// it overlaps get the values they have, the same
+							// sums.
+							kn.fn(kb, ap, ars, acs, bp, brs, &c[off-r0*ldc-c0], ldc, 0)
 							continue
 						}
 						kn.fn(kb, ap, ars, acs, bp, brs, &tile[0], kn.nr, 0)
@@ -166,6 +181,77 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 	}
 }
 
+// swaps reports whether gemmStrided computes C = op(A) op(B) as the
+// transpose of op(B)ᵀ op(A)ᵀ (gemmSwapped): for a transposed B (the
+// weights of a linear layer, x Wᵀ) and few rows of C, op(B)ᵀ is read in
+// place instead of every one of its values being transposed into packed
+// panels, and op(A)ᵀ, which has few columns, is packed instead.
+func swaps(transB bool, m, n int, alpha, beta float32, pa bool) bool {
+	return transB && !pa && alpha == 1 && (beta == 0 || beta == 1) && 8*m <= n && m <= 32
+}
+
+// gemmSwapped computes C = op(A) op(B) + beta*C (beta 0 or 1) k block by k
+// block: the block's products P = op(B)ᵀ op(A)ᵀ (n x m, by gemmStrided in a
+// buffer), then C = Pᵀ (the first block, beta 0) or C = Pᵀ + C, each
+// element added as gemmStrided adds it in the orientation of C: with the
+// micro-kernel's flush of subnormals (flushAdd) in whole mr x nr tiles, by
+// Go's addition in the others. Each element of C is thus the same sum in
+// the same order as op(A) op(B) gives.
+func gemmSwapped(bl blocking, s *scratch[float32], transA bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	kc := kBlock(bl, k)
+	if need := (n*m + 1) / 2; cap(s.raw.prod) < need {
+		s.raw.prod = make([]float64, need)
+	}
+	prod := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s.raw.prod))), n*m)
+	fm, fn := m/bl.mr*bl.mr, n/bl.nr*bl.nr // C's whole tiles
+	for pc := 0; pc < k; pc += kc {
+		kb := min(kc, k-pc)
+		// op(B)ᵀ is B (n x k) from column pc; op(A)ᵀ is A read as a
+		// transposed B (k x m), or A (k x m) itself when transA.
+		bt, ldbt := a[pc:], lda
+		if transA {
+			bt = a[pc*lda:]
+		}
+		gemmStrided(bl, s, nil, false, !transA, n, m, kb, 1, b[pc:], ldb, bt, ldbt, 0, prod, m)
+		if pc == 0 && beta == 0 {
+			for i := 0; i < m; i++ {
+				row := c[i*ldc : i*ldc+n]
+				for j := range row {
+					row[j] = prod[j*m+i]
+				}
+			}
+			continue
+		}
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			j := 0
+			if i < fm {
+				for ; j < fn; j++ {
+					row[j] = flushAdd(prod[j*m+i], row[j])
+				}
+			}
+			for ; j < n; j++ {
+				row[j] = prod[j*m+i] + row[j]
+			}
+		}
+	}
+}
+
+// flushAdd returns v + c as the float32 micro-kernels add a tile to C with
+// beta 1 (one fused multiply-add, 1*c + v): a subnormal c is read as zero
+// and a subnormal sum written as zero, each with its sign.
+func flushAdd(v, c float32) float32 {
+	cb := math.Float32bits(c)
+	if cb&0x7f800000 == 0 {
+		cb &= 0x80000000
+	}
+	rb := math.Float32bits(v + math.Float32frombits(cb))
+	if rb&0x7f800000 == 0 {
+		rb &= 0x80000000
+	}
+	return math.Float32frombits(rb)
+}
+
 // narrowest returns the narrowest of the kernels ks (widest first) that
 // covers cols columns.
 func narrowest(ks []stridedKernel, cols int) stridedKernel {
@@ -185,6 +271,10 @@ func gemmBlocks32[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, t
 		pa, transA, alpha, a, lda = nil, pa.trans, 1, pa.src, pa.lda
 	}
 	s32 := (*scratch[float32])(unsafe.Pointer(s))
+	if swapOverride(transB, m, n, float32(alpha), float32(beta), pa != nil) {
+		gemmSwapped(bl, s32, transA, m, n, k, as32(a), lda, as32(b), ldb, float32(beta), as32(c), ldc)
+		return
+	}
 	pa32 := (*PackedA[float32])(unsafe.Pointer(pa))
 	gemmStrided(bl, s32, pa32, transA, transB, m, n, k, float32(alpha), as32(a), lda, as32(b), ldb, float32(beta), as32(c), ldc)
 }

@@ -216,9 +216,11 @@ func TestGemmStridedBits(t *testing.T) {
 		{m: 30, n: 40, k: 1000, padB: 1024 - 40, alpha: 1, beta: 0},
 		{m: 7, n: 5, k: 3, alpha: -1, beta: 1},
 		{m: 16, n: 640, k: 33, alpha: 1, beta: 0},
+		{transB: true, m: 13, n: 200, k: 900, alpha: 1, beta: 1},
+		{transB: true, transA: true, m: 9, n: 77, k: 500, alpha: 1, beta: 0},
 	}
 	rng := rand.New(rand.NewPCG(12, 13))
-	defer func() { directOverride = nil }()
+	defer func() { directOverride, swapOverride = nil, swaps }()
 	forEachImpl(t, func(t *testing.T) {
 		bl := blockingFor[float32]()
 		if len(bl.sk) == 0 {
@@ -226,8 +228,23 @@ func TestGemmStridedBits(t *testing.T) {
 		}
 		packed := bl
 		packed.sk = nil
-		for _, c := range cases {
+		for ci, c := range cases {
 			p := newProblem[float32](c, rng)
+			if ci%2 == 1 {
+				// Products near the smallest normal and a C of subnormals:
+				// the tiles' additions differ in how they flush those.
+				for i := range p.a {
+					p.a[i] *= 4e-19
+				}
+				for i := range p.b {
+					p.b[i] *= 1e-19
+				}
+				if c.beta != 0 {
+					for i := range p.c0 {
+						p.c0[i] *= 2e-38
+					}
+				}
+			}
 			run := func(bl blocking, pa *PackedA[float32]) []float32 {
 				cm := append([]float32(nil), p.c0...)
 				s := getScratch[float32](bl)
@@ -238,12 +255,21 @@ func TestGemmStridedBits(t *testing.T) {
 			want := run(packed, nil)
 			var pa PackedA[float32]
 			PackA(&pa, c.transA, c.m, c.k, float32(c.alpha), p.a, p.lda)
-			for pol := range 5 {
-				// Every choice of operands read in place, then directReads'.
-				if pol < 4 {
+			for pol := range 15 {
+				// Every choice of operands read in place, with and without
+				// swapping the product where that is possible, then the
+				// defaults.
+				if pol < 12 {
 					directOverride = func(bool, bool, int, int, int, float32, int, int) readsDirect {
 						return readsDirect{a: pol&1 != 0, b: pol&2 != 0}
 					}
+				}
+				if pol < 4 || pol >= 12 && pol < 14 {
+					swapOverride = func(transB bool, m, n int, alpha, beta float32, pa bool) bool {
+						return transB && !pa && alpha == 1 && (beta == 0 || beta == 1)
+					}
+				} else if pol < 8 || pol == 14 {
+					swapOverride = func(bool, int, int, float32, float32, bool) bool { return false }
 				}
 				for _, got := range [][]float32{run(bl, nil), run(bl, &pa)} {
 					for i := range want {
@@ -252,7 +278,7 @@ func TestGemmStridedBits(t *testing.T) {
 						}
 					}
 				}
-				directOverride = nil
+				directOverride, swapOverride = nil, swaps
 			}
 		}
 	})
