@@ -165,13 +165,92 @@ type poolGrad[T kernel.Float] struct {
 func (pg *poolGrad[T]) plane(p int, dst []T) {
 	ohw := pg.oh * pg.ow
 	d := dst[:pg.h*pg.w]
-	clear(d)
 	gs, ix := pg.g[p*ohw:(p+1)*ohw], pg.idx[p*ohw:(p+1)*ohw]
+	var xs []T
 	if pg.relu {
-		scatterReLU(d, gs, pg.out[p*ohw:(p+1)*ohw], ix)
+		xs = pg.out[p*ohw : (p+1)*ohw]
+	}
+	if pg.k == 2 && pg.s == 2 && pg.w >= 16 && poolCovers(pg.h, pg.w, pg.oh, pg.ow) &&
+		useMaxPoolAsm() && unsafe.Sizeof(T(0)) == 4 {
+		unpool2x2(d, pg.h, pg.w, gs, xs, ix, pg.oh, pg.ow)
+		return
+	}
+	clear(d)
+	if pg.relu {
+		scatterReLU(d, gs, xs, ix)
 		return
 	}
 	maxPoolScatter(gs, ix, 1, pg.h*pg.w, ohw, d)
+}
+
+// unpool2x2 is clear(d) then scatterReLU(d, g, x, idx) (maxPoolScatter
+// when x is nil) for a float32 plane d of h x w values (w at least 16)
+// that oh x ow windows of 2 x 2 moved by 2 cover (poolCovers): each
+// window's value goes to its chosen position and zeros to the others, row
+// pair by row pair, the windows of two columns eight at a time in
+// assembly (unpool2x2AVX2; the last eight overlapping the eight before,
+// whose values they write again), the others in Go (unpool2x2Go).
+func unpool2x2[T kernel.Float](d []T, h, w int, g, x []T, idx []int32, oh, ow int) {
+	full := w / 2 // windows of two columns in a row
+	for oy := 0; oy < oh; oy++ {
+		off := 2 * oy * w
+		gs, is := g[oy*ow:(oy+1)*ow], idx[oy*ow:(oy+1)*ow]
+		var xs []T
+		if x != nil {
+			xs = x[oy*ow : (oy+1)*ow]
+		}
+		if 2*oy+1 == h {
+			// The last row alone (odd h): windows of two values, one at
+			// an odd end.
+			unpool2x2Go(d[off:off+w], nil, gs, xs, is, 0, ow, off, w)
+			continue
+		}
+		r0, r1 := d[off:off+w], d[off+w:off+2*w]
+		group := func(j int) {
+			var xp *float32
+			if xs != nil {
+				xp = f32p(xs[j:])
+			}
+			unpool2x2AVX2(f32p(r0[2*j:]), f32p(r1[2*j:]), f32p(gs[j:]), xp, &is[j], 1, off+2*j, w)
+		}
+		for j := 0; j+8 <= full; j += 8 {
+			group(j)
+		}
+		if full%8 != 0 {
+			group(full - 8)
+		}
+		unpool2x2Go(r0, r1, gs, xs, is, full, ow, off, w) // an odd last column
+	}
+}
+
+// unpool2x2Go writes the windows [from, n) of one row of windows: window j
+// covers columns 2j and 2j+1 (when below w) of the rows r0 and r1 (nil for
+// a last row alone), whose first value is at offset off of the plane; the
+// value of window j, v = 0 + g[j] (masked to zero unless x[j] > 0 when x
+// is not nil), goes to the position idx[j] and zeros to the others. It is
+// the definition of unpool2x2AVX2.
+func unpool2x2Go[T kernel.Float](r0, r1, g, x []T, idx []int32, from, n, off, w int) {
+	for j := from; j < n; j++ {
+		v := g[j]
+		if x != nil && !(x[j] > 0) {
+			v = 0
+		}
+		var zero T
+		v = zero + v
+		i := int(idx[j]) - off
+		for c := 2 * j; c < min(2*j+2, w); c++ {
+			r0[c] = 0
+			if c == i {
+				r0[c] = v
+			}
+			if r1 != nil {
+				r1[c] = 0
+				if c+w == i {
+					r1[c] = v
+				}
+			}
+		}
+	}
 }
 
 // planes sets dst to the count planes [p, p+count) of the gradient.
