@@ -143,20 +143,20 @@ func winoTile[T kernel.Float](g *convGeom, n, f int) kernel.WinogradTile {
 type winoGeom struct {
 	*convGeom
 	tile     kernel.WinogradTile
-	m, a     int     // output and input tile sides
-	pos      int     // a*a positions of a transformed tile
-	th, tw   int     // tiles per column and per row
-	tiles    int     // th*tw tiles per image
-	wp       int     // width of the padded input buffer, m*tw+2 (height m*th+2)
-	inLen    int     // values of the padded input buffer
-	opw      int     // width of the output buffer, m*tw (height m*th)
-	outLen   int     // values of the output buffer
-	inOffs   []int32 // input pixel (y, x) -> its lanes in the padded input buffer
-	outOffs  []int32 // output pixel (oy, ox) -> its lanes in the output buffer
-	blocks   int     // 8-image blocks per chunk
-	cols     int     // columns of a full chunk, blocks*tiles*8
-	inPlane  int     // h*w
-	outPlane int     // oh*ow
+	m, a     int            // output and input tile sides
+	pos      int            // a*a positions of a transformed tile
+	th, tw   int            // tiles per column and per row
+	tiles    int            // th*tw tiles per image
+	wp       int            // width of the padded input buffer, m*tw+2 (height m*th+2)
+	inLen    int            // values of the padded input buffer
+	opw      int            // width of the output buffer, m*tw (height m*th)
+	outLen   int            // values of the output buffer
+	inOffs   kernel.Offsets // input pixel (y, x) -> its lanes in the padded input buffer
+	outOffs  kernel.Offsets // output pixel (oy, ox) -> its lanes in the output buffer
+	blocks   int            // 8-image blocks per chunk
+	cols     int            // columns of a full chunk, blocks*tiles*8
+	inPlane  int            // h*w
+	outPlane int            // oh*ow
 }
 
 func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
@@ -169,18 +169,19 @@ func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
 	wg.opw = m * wg.tw
 	wg.outLen = m * wg.th * wg.opw * L
 	wg.inPlane, wg.outPlane = g.h*g.w, g.oh*g.ow
-	wg.inOffs = make([]int32, 0, wg.inPlane)
+	inOffs := make([]int32, 0, wg.inPlane)
 	for y := 0; y < g.h; y++ {
 		for x := 0; x < g.w; x++ {
-			wg.inOffs = append(wg.inOffs, int32(((y+g.pad)*wg.wp+x+g.pad)*L))
+			inOffs = append(inOffs, int32(((y+g.pad)*wg.wp+x+g.pad)*L))
 		}
 	}
-	wg.outOffs = make([]int32, 0, wg.outPlane)
+	outOffs := make([]int32, 0, wg.outPlane)
 	for y := 0; y < g.oh; y++ {
 		for x := 0; x < g.ow; x++ {
-			wg.outOffs = append(wg.outOffs, int32((y*wg.opw+x)*L))
+			outOffs = append(outOffs, int32((y*wg.opw+x)*L))
 		}
 	}
+	wg.inOffs, wg.outOffs = kernel.NewOffsets(inOffs), kernel.NewOffsets(outOffs)
 	// The fewest blocks that give winoCols columns, rounded up to make the
 	// columns a multiple of the micro-kernel's width when that at most
 	// doubles them (AVX-512's 48 columns take 3 blocks of the digits
