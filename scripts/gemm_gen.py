@@ -16,6 +16,9 @@ sgemmStridedGo in gemm_kernel.go:
 Each element of the tile is accumulated over p in order with fused
 multiply-adds from zero, as the packed kernels (sgemmKernel8x48,
 sgemmKernel6x16) do, so a tile gives the same bits from either family.
+The row kernels (sgemmRow8x48, sgemmRow6x16) run the full kernel on
+several tiles along a row of C in one call, tile t reading op(B) from
+b + t*bps and writing C from c + t*nr.
 
 Run from the repository root:  /usr/bin/python3 scripts/gemm_gen.py
 """
@@ -70,7 +73,10 @@ def row_addr(i):
     return ["(%s)" % base, "(%s)(R10*1)" % base, "(%s)(R10*2)" % base, "(%s)(R11*1)" % base][i % 4]
 
 
-def kernel(isa, mr, nr, unroll):
+def kernel(isa, mr, nr, unroll, row=False):
+    """The strided kernel of an mr x nr tile, or with row set the kernel
+    of a row of panels tiles: tile t reads B from b + t*bps and writes C
+    from c + t*nr."""
     w = nr // isa.width  # vectors per row
     acc = lambda i, j: "%s%d" % (isa.reg, i * w + j)
     nacc = mr * w
@@ -79,27 +85,46 @@ def kernel(isa, mr, nr, unroll):
     if len(bcast) < 2:
         sys.exit("kernel %dx%d: too few registers" % (mr, nr))
     vbytes = isa.width * 4
-    name = "sgemmStrided%dx%d" % (mr, nr)
     out = []
     e = out.append
     e("")
-    e("// func %s(k int, a *float32, ars, acs int, b *float32, brs int, c *float32, ldc int, beta float32)" % name)
-    e("TEXT ·%s(SB), NOSPLIT, $8-68" % name)
+    if row:
+        name = "sgemmRow%dx%d" % (mr, nr)
+        e("// func %s(k int, a *float32, ars, acs int, b *float32, brs, bps int, c *float32, ldc int, beta float32, panels int)" % name)
+        e("TEXT ·%s(SB), NOSPLIT, $32-88" % name)
+        cArg, ldcArg, betaArg = "c+56(FP)", "ldc+64(FP)", "beta+72(FP)"
+    else:
+        name = "sgemmStrided%dx%d" % (mr, nr)
+        e("// func %s(k int, a *float32, ars, acs int, b *float32, brs int, c *float32, ldc int, beta float32)" % name)
+        e("TEXT ·%s(SB), NOSPLIT, $8-68" % name)
+        cArg, ldcArg, betaArg = "c+48(FP)", "ldc+56(FP)", "beta+64(FP)"
     e("\tMXCSR_FLUSH_ON")
-    e("\tMOVQ k+0(FP), CX")
-    e("\tMOVQ a+8(FP), AX")
     e("\tMOVQ ars+16(FP), R10")
     e("\tSHLQ $2, R10")
     e("\tLEAQ (R10)(R10*2), R11")
-    e("\tLEAQ (AX)(R10*4), R12")
     e("\tMOVQ acs+24(FP), R13")
     e("\tSHLQ $2, R13")
-    e("\tMOVQ b+32(FP), BX")
     e("\tMOVQ brs+40(FP), SI")
     e("\tSHLQ $2, SI")
-    e("\tMOVQ c+48(FP), DI")
-    e("\tMOVQ ldc+56(FP), DX")
+    e("\tMOVQ %s, DX" % ldcArg)
     e("\tSHLQ $2, DX")
+    if row:
+        e("\tMOVQ b+32(FP), R8")
+        e("\tMOVQ R8, bpanel-16(SP)")
+        e("\tMOVQ %s, R8" % cArg)
+        e("\tMOVQ R8, cpanel-24(SP)")
+        e("\tMOVQ panels+80(FP), R8")
+        e("\tMOVQ R8, left-32(SP)")
+        e("panel:")
+    e("\tMOVQ k+0(FP), CX")
+    e("\tMOVQ a+8(FP), AX")
+    e("\tLEAQ (AX)(R10*4), R12")
+    if row:
+        e("\tMOVQ bpanel-16(SP), BX")
+        e("\tMOVQ cpanel-24(SP), DI")
+    else:
+        e("\tMOVQ b+32(FP), BX")
+        e("\tMOVQ %s, DI" % cArg)
     for r in range(nacc):
         e("\t%s %s%d, %s%d, %s%d" % (isa.zero, isa.reg, r, isa.reg, r, isa.reg, r))
     e("\tMOVQ DI, R8")
@@ -138,7 +163,7 @@ def kernel(isa, mr, nr, unroll):
     e("\tDECQ CX")
     e("\tJNZ loop1")
     e("done:")
-    e("\tMOVL beta+64(FP), R9")
+    e("\tMOVL %s, R9" % betaArg)
     e("\tTESTL $0x7fffffff, R9")
     e("\tJNZ accumulate")
     for i in range(mr):
@@ -146,18 +171,29 @@ def kernel(isa, mr, nr, unroll):
             e("\tVMOVUPS %s, %d(DI)" % (acc(i, j), j * vbytes))
         if i < mr - 1:
             e("\tADDQ DX, DI")
-    e("\tVZEROUPPER")
-    e("\tMXCSR_RESTORE")
-    e("\tRET")
+    if row:
+        e("\tJMP next")
+    else:
+        e("\tVZEROUPPER")
+        e("\tMXCSR_RESTORE")
+        e("\tRET")
     e("accumulate:")
     beta = bcast[-1]
-    e("\tVBROADCASTSS beta+64(FP), %s" % beta)
+    e("\tVBROADCASTSS %s, %s" % (betaArg, beta))
     for i in range(mr):
         for j in range(w):
             e("\tVFMADD231PS %d(DI), %s, %s" % (j * vbytes, beta, acc(i, j)))
             e("\tVMOVUPS %s, %d(DI)" % (acc(i, j), j * vbytes))
         if i < mr - 1:
             e("\tADDQ DX, DI")
+    if row:
+        e("next:")
+        e("\tMOVQ bps+48(FP), R8")
+        e("\tSHLQ $2, R8")
+        e("\tADDQ R8, bpanel-16(SP)")
+        e("\tADDQ $%d, cpanel-24(SP)" % (nr * 4))
+        e("\tDECQ left-32(SP)")
+        e("\tJNZ panel")
     e("\tVZEROUPPER")
     e("\tMXCSR_RESTORE")
     e("\tRET")
@@ -172,12 +208,20 @@ KERNELS = [
     (AVX2, 6, 8, 4),
 ]
 
+# The kernels of rows of tiles, of the full widths.
+ROWS = [
+    (AVX512, 8, 48, 2),
+    (AVX2, 6, 16, 2),
+]
+
 
 def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     lines = [HEADER]
     for isa, mr, nr, unroll in KERNELS:
         lines.extend(kernel(isa, mr, nr, unroll))
+    for isa, mr, nr, unroll in ROWS:
+        lines.extend(kernel(isa, mr, nr, unroll, row=True))
     path = os.path.join(root, "autodiff", "kernel", "gemm_strided_amd64.s")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

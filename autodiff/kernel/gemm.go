@@ -28,6 +28,7 @@ type blocking struct {
 	mc, kc, nc int             // cache blocks, multiples of mr / nr
 	asm        asmKernel       // float32 assembly kernel, or nil
 	sk         []stridedKernel // float32 strided kernels, widest (nr) first: gemmStrided runs on them
+	row        rowKernel       // the float32 row kernel of sk[0], with sk
 	asm64      asmKernel64     // float64 assembly kernel, or nil; both nil: Go
 	ref        bool            // the reference kernel (gemmKernel2x4Ref)
 }
@@ -107,9 +108,9 @@ func blockingFor[T Float]() blocking {
 	}
 	switch int(current.Load()) {
 	case implAVX512:
-		return blocking{mr: 8, nr: 48, mc: mc512, kc: kc512, nc: nc512, asm: kernel8x48(), sk: stridedKernels512()}
+		return blocking{mr: 8, nr: 48, mc: mc512, kc: kc512, nc: nc512, asm: kernel8x48(), sk: stridedKernels512(), row: rowKernel512()}
 	case implAVX2:
-		return blocking{mr: 6, nr: 16, mc: mcAVX2, kc: kcAVX2, nc: ncAVX2, asm: kernel6x16(), sk: stridedKernelsAVX2()}
+		return blocking{mr: 6, nr: 16, mc: mcAVX2, kc: kcAVX2, nc: ncAVX2, asm: kernel6x16(), sk: stridedKernelsAVX2(), row: rowKernelAVX2()}
 	}
 	return blocking{mr: mrGo, nr: nrGo, mc: mcGo, kc: kcGo, nc: ncGo}
 }

@@ -50,6 +50,19 @@ func sgemmStridedGo(mr, nr, k int, a []float32, ars, acs int, b []float32, brs i
 	}
 }
 
+// sgemmRowGo is the specification of the row kernels (sgemmRow8x48,
+// sgemmRow6x16): the strided kernel on panels tiles along a row of C, tile
+// t reading op(B) from b[t*bps:] and writing C from c[t*nr:].
+func sgemmRowGo(mr, nr, k int, a []float32, ars, acs int, b []float32, brs, bps int, c []float32, ldc int, beta float32, panels int) {
+	for t := 0; t < panels; t++ {
+		sgemmStridedGo(mr, nr, k, a, ars, acs, b[t*bps:], brs, c[t*nr:], ldc, beta)
+	}
+}
+
+// rowKernel is a row kernel of the float32 assembly (sgemmRowGo with the
+// kernel's mr and nr).
+type rowKernel func(k int, a *float32, ars, acs int, b *float32, brs, bps int, c *float32, ldc int, beta float32, panels int)
+
 // stridedKernel is a strided float32 assembly micro-kernel of nr columns
 // (sgemmStridedGo with the kernel's mr and nr).
 type stridedKernel struct {

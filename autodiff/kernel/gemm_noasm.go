@@ -34,3 +34,6 @@ func packA6T(dst *float32, src *float32, lda int, kb int, scale float32) {
 
 func stridedKernels512() []stridedKernel  { return nil }
 func stridedKernelsAVX2() []stridedKernel { return nil }
+
+func rowKernel512() rowKernel  { return nil }
+func rowKernelAVX2() rowKernel { return nil }

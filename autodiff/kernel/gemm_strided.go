@@ -129,7 +129,19 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 							ap, ars, acs = &a[i0*lda+pc], lda, 1
 						}
 					}
-					for jr := 0; jr < nb; jr += nr {
+					jr0 := 0 // the columns before are done
+					if fullN > 0 && bl.row != nil && (rows == mr || r0 > 0 && bet == 0) {
+						// The row's whole panels in one call: whole tiles,
+						// or with C overwritten the tiles overlapping the
+						// rows above, as below.
+						bp, brs, bps := &s.b[0], nr, nr*kb
+						if d.b {
+							bp, brs, bps = &b[pc*ldb+jc], ldb, nr
+						}
+						bl.row(kb, ap, ars, acs, bp, brs, bps, &c[(ic+ir-r0)*ldc+jc], ldc, bet, fullN/nr)
+						jr0 = fullN
+					}
+					for jr := jr0; jr < nb; jr += nr {
 						cols := min(nr, nb-jr)
 						kn := full
 						if cols < nr {

@@ -32,6 +32,21 @@ func sgemmStrided6x16(k int, a *float32, ars, acs int, b *float32, brs int, c *f
 //go:noescape
 func sgemmStrided6x8(k int, a *float32, ars, acs int, b *float32, brs int, c *float32, ldc int, beta float32)
 
+// sgemmRow8x48 is sgemmRowGo(8, 48, ...) in AVX-512F.
+//
+//go:noescape
+func sgemmRow8x48(k int, a *float32, ars, acs int, b *float32, brs, bps int, c *float32, ldc int, beta float32, panels int)
+
+// sgemmRow6x16 is sgemmRowGo(6, 16, ...) in AVX2+FMA.
+//
+//go:noescape
+func sgemmRow6x16(k int, a *float32, ars, acs int, b *float32, brs, bps int, c *float32, ldc int, beta float32, panels int)
+
+// rowKernel512 and rowKernelAVX2 return the row kernels of the two
+// implementations.
+func rowKernel512() rowKernel  { return sgemmRow8x48 }
+func rowKernelAVX2() rowKernel { return sgemmRow6x16 }
+
 // The strided kernels of the two implementations, widest first.
 var (
 	strided512  = []stridedKernel{{48, sgemmStrided8x48}, {32, sgemmStrided8x32}, {16, sgemmStrided8x16}}

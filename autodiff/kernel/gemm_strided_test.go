@@ -119,6 +119,60 @@ func TestStridedKernels(t *testing.T) {
 	}
 }
 
+// TestRowKernels checks that each row kernel gives the bits of its strided
+// kernel run on every tile of the row, for packed and in-place panels of
+// B, with beta 0, 1 and another.
+func TestRowKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 19))
+	for _, impl := range []int{implAVX512, implAVX2} {
+		if !supported(impl) {
+			continue
+		}
+		row, kn, mr := rowKernel512(), stridedKernels512()[0], 8
+		if impl == implAVX2 {
+			row, kn, mr = rowKernelAVX2(), stridedKernelsAVX2()[0], 6
+		}
+		if row == nil {
+			continue
+		}
+		for _, k := range []int{1, 3, 8, 37} {
+			for _, panels := range []int{1, 2, 5} {
+				for _, inPlace := range []bool{false, true} {
+					for _, beta := range []float32{0, 1, -0.5} {
+						brs, bps := kn.nr, kn.nr*k
+						if inPlace {
+							brs, bps = panels*kn.nr+3, kn.nr
+						}
+						a := randSlice32(rng, mr*k)
+						b := randSlice32(rng, (k-1)*brs+(panels-1)*bps+kn.nr)
+						ldc := panels*kn.nr + 5
+						c := randSlice32(rng, mr*ldc)
+						want := append([]float32(nil), c...)
+						for p := 0; p < panels; p++ {
+							kn.fn(k, &a[0], 1, mr, &b[p*bps], brs, &want[p*kn.nr], ldc, beta)
+						}
+						got := append([]float32(nil), c...)
+						row(k, &a[0], 1, mr, &b[0], brs, bps, &got[0], ldc, beta, panels)
+						for i := range got {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								t.Fatalf("%dx%d k=%d panels=%d in place %v beta %v: c[%d] = %v, tile by tile %v",
+									mr, kn.nr, k, panels, inPlace, beta, i, got[i], want[i])
+							}
+						}
+						spec := append([]float32(nil), c...)
+						sgemmRowGo(mr, kn.nr, k, a, 1, mr, b, brs, bps, spec, ldc, beta, panels)
+						for i := range spec {
+							if d := math.Abs(float64(spec[i] - got[i])); d > 1e-6*float64(k+2) {
+								t.Fatalf("%dx%d k=%d panels=%d: c[%d] = %v, sgemmRowGo %v", mr, kn.nr, k, panels, i, got[i], spec[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestStridedKernelsFlushSubnormals checks that the strided kernels flush
 // subnormals as the packed ones do, and restore MXCSR.
 func TestStridedKernelsFlushSubnormals(t *testing.T) {
