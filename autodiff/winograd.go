@@ -294,9 +294,13 @@ func winoFilter(t kernel.WinogradTile, u, w []float32, f, c int) {
 		for blk := lo; blk < hi; blk++ {
 			i0 := blk * B
 			nb := min(B, fc-i0)
-			for k := 0; k < nb; k++ {
-				for e := range 9 {
-					g[(k/4)*36+4*e+k%4] = float64(w[9*(i0+k)+e])
+			for k4 := 0; k4 < nb; k4 += 4 {
+				grp := g[9*k4 : 9*k4+36]
+				for l := 0; l < min(4, nb-k4); l++ {
+					f := w[9*(i0+k4+l) : 9*(i0+k4+l)+9]
+					for e, v := range f {
+						grp[4*e+l] = float64(v)
+					}
 				}
 			}
 			kernel.FilterTransform(u[i0:], us, g[:(nb+3)/4*36], nb, gm)
@@ -371,10 +375,13 @@ func winoFilterAdj(t kernel.WinogradTile, dw []float32, dus [][]float32, fc int)
 				at[i] = du[i0:]
 			}
 			kernel.FilterTransformAdj(out[:(nb+3)/4*36], at, us, nb, gm)
-			for k := 0; k < nb; k++ {
-				d := dw[9*(i0+k) : 9*(i0+k)+9]
-				for e := range d {
-					d[e] = out[(k/4)*36+4*e+k%4]
+			for k4 := 0; k4 < nb; k4 += 4 {
+				grp := out[9*k4 : 9*k4+36]
+				for l := 0; l < min(4, nb-k4); l++ {
+					d := dw[9*(i0+k4+l) : 9*(i0+k4+l)+9]
+					for e := range d {
+						d[e] = grp[4*e+l]
+					}
 				}
 			}
 		}
