@@ -199,7 +199,7 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 // place instead of every one of its values being transposed into packed
 // panels, and op(A)ᵀ, which has few columns, is packed instead.
 func swaps(transB bool, m, n int, alpha, beta float32, pa bool) bool {
-	return transB && !pa && alpha == 1 && (beta == 0 || beta == 1) && 8*m <= n && m <= 32
+	return transB && !pa && alpha == 1 && (beta == 0 || beta == 1) && 4*m <= n && m <= 32
 }
 
 // gemmSwapped computes C = op(A) op(B) + beta*C (beta 0 or 1) k block by k
