@@ -23,11 +23,11 @@ type readsDirect struct{ a, b bool }
 // the caches as many times as it meets a panel of the other operand; an
 // operand read in place saves the packing pass, which costs about as much
 // as the micro-kernel's work when the other dimension is small.
-func directReads(transA, transB bool, m, n, k int, alpha float32, lda, ldb int) readsDirect {
+func directReads(transA, transB bool, m, n, k int, alpha float32, lda, ldb, nr int) readsDirect {
 	if directOverride != nil {
 		return directOverride(transA, transB, m, n, k, alpha, lda, ldb)
 	}
-	return readsDirect{a: readsA(transA, k, alpha, lda), b: readsB(transB, ldb)}
+	return readsDirect{a: readsA(transA, k, alpha, lda), b: readsB(transB, ldb, nr)}
 }
 
 // readsA reports whether gemmStrided reads op(A) in place. That needs
@@ -41,9 +41,13 @@ func readsA(transA bool, k int, alpha float32, lda int) bool {
 
 // readsB reports whether gemmStrided reads op(B) in place: B must be
 // untransposed (rows of nr neighbours), and rows a multiple of 4 KiB apart,
-// which would fall into a few sets of the caches, are packed.
-func readsB(transB bool, ldb int) bool {
-	return !transB && ldb%1024 != 0
+// which would fall into a few sets of the caches, are packed. So is B for
+// kernels narrower than 32 columns: the AVX2 tile, 16 columns, reads one
+// cache line of B per step of p, a new row every 6 cycles of its
+// multiply-adds, which it waits for when the rows are apart; the AVX-512
+// tile reads three lines per 24 cycles and does not.
+func readsB(transB bool, ldb, nr int) bool {
+	return !transB && ldb%1024 != 0 && nr >= 32
 }
 
 // swapOverride is swaps, or what tests set in its place.
@@ -68,7 +72,7 @@ var directOverride func(transA, transB bool, m, n, k int, alpha float32, lda, ld
 func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	mr, nr := bl.mr, bl.nr
 	full := bl.sk[0]
-	d := directReads(transA, transB, m, n, k, alpha, lda, ldb)
+	d := directReads(transA, transB, m, n, k, alpha, lda, ldb, nr)
 	d.a = d.a && pa == nil && alpha == 1
 	d.b = d.b && !transB
 	tile := s.tile[:mr*nr]
