@@ -293,9 +293,29 @@ type keptFilters struct {
 // convolution takes a Winograd path, returns the transformed filters it
 // computed, for convBackwardKept; the caller releases them.
 func convForwardKeep[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T, keep bool) keptFilters {
+	return convForwardPool(g, n, f, x, w, b, y, keep, nil)
+}
+
+// convForwardPool is convForwardKeep that, when sink is not nil, hands the
+// output to sink's pooling instead of writing it to y (then nil): plane by
+// plane as it is produced on the Winograd and one-image-per-Gemm paths,
+// all at the end on the others.
+func convForwardPool[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T, keep bool, sink *convPool[T]) keptFilters {
 	if tile := winoTile[T](g, n, f); tile != 0 {
-		u := winoForward(tile, g, n, f, as32(x), as32(w), as32(b), as32(y), keep)
+		var s32 *convPool[float32]
+		if sink != nil {
+			s32 = sink.as32()
+		}
+		u := winoForward(tile, g, n, f, as32(x), as32(w), as32(b), as32(y), keep, s32)
 		return keptFilters{tile, u}
+	}
+	if sink != nil && convChunk(g, n) != 1 {
+		whole, all := sink, alloc[T](n*f*g.outPixels)
+		defer func() {
+			parallelRange(n*f, 16, func(lo, hi int) { whole.pool(all[lo*g.outPixels:], lo, hi-lo) })
+			release(all)
+		}()
+		y, sink = all, nil
 	}
 	K, P := g.colRows, g.outPixels
 	chw := g.c * g.h * g.w
@@ -310,7 +330,7 @@ func convForwardKeep[T kernel.Float](g *convGeom, n, f int, x, w, b, y []T, keep
 		}
 	}
 	if nb == 1 {
-		convForwardImages(g, n, f, x, wb, kb, y)
+		convForwardImages(g, n, f, x, wb, kb, y, sink)
 		if b != nil {
 			release(wb)
 		}
@@ -364,17 +384,30 @@ func eachImage(n int, fn func(part int, next func() (int, bool))) {
 
 // convForwardImages is convForward with one Gemm per image, the images
 // spread over the threads: wb is the filters (f x kb), with the bias as a
-// last column when kb is colRows+1.
-func convForwardImages[T kernel.Float](g *convGeom, n, f int, x, wb []T, kb int, y []T) {
+// last column when kb is colRows+1. With sink not nil each image's output
+// goes to a buffer of the thread's, which sink pools.
+func convForwardImages[T kernel.Float](g *convGeom, n, f int, x, wb []T, kb int, y []T, sink *convPool[T]) {
 	K, P, chw := g.colRows, g.outPixels, g.c*g.h*g.w
 	eachImage(n, func(_ int, next func() (int, bool)) {
 		cols := alloc[T](kb * P)
 		for j := range cols[K*P:] {
 			cols[K*P+j] = 1 // the bias row, if any
 		}
+		var yi []T
+		if sink != nil {
+			yi = alloc[T](f * P)
+		}
 		for i, ok := next(); ok; i, ok = next() {
 			im2col(g, x[i*chw:(i+1)*chw], cols, P)
+			if sink != nil {
+				kernel.GemmSerial(false, false, f, P, kb, 1, wb, kb, cols, P, 0, yi, P)
+				sink.pool(yi, i*f, f)
+				continue
+			}
 			kernel.GemmSerial(false, false, f, P, kb, 1, wb, kb, cols, P, 0, y[i*f*P:(i+1)*f*P], P)
+		}
+		if sink != nil {
+			release(yi)
 		}
 		release(cols)
 	})
@@ -391,7 +424,10 @@ const convAccumulators = 2
 // product), the images spread over the threads: dx when not nil (needs w),
 // dw when not nil (needs x), db when not nil, its sums of each image's rows
 // taken while they are in cache and added as convBiasSum adds them.
-func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T) {
+//
+// With src not nil (dy nil) each image's output gradient is built by src in
+// a buffer of the thread's just before its products read it.
+func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T, src *poolGrad[T]) {
 	K, P, chw := g.colRows, g.outPixels, g.c*g.h*g.w
 	var sums []T
 	if db != nil {
@@ -401,8 +437,29 @@ func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw,
 			release(sums)
 		}()
 	}
-	image := func(i int, cols []T, acc []T, first bool) {
-		dyi := dy[i*f*P : (i+1)*f*P]
+	// buffers returns a thread's buffers: the column matrix and, with src,
+	// the image's output gradient.
+	buffers := func() (cols, dyb []T) {
+		cols = alloc[T](K * P)
+		if src != nil {
+			dyb = alloc[T](f * P)
+		}
+		return cols, dyb
+	}
+	releaseBuffers := func(cols, dyb []T) {
+		release(cols)
+		if src != nil {
+			release(dyb)
+		}
+	}
+	image := func(i int, cols, dyb []T, acc []T, first bool) {
+		var dyi []T
+		if src != nil {
+			dyi = dyb
+			src.planes(i*f, f, dyi)
+		} else {
+			dyi = dy[i*f*P : (i+1)*f*P]
+		}
 		if sums != nil {
 			for j := 0; j < f; j++ {
 				sums[i*f+j] = kernel.Sum(dyi[j*P : (j+1)*P])
@@ -425,11 +482,11 @@ func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw,
 	}
 	if dw == nil {
 		eachImage(n, func(_ int, next func() (int, bool)) {
-			cols := alloc[T](K * P)
+			cols, dyb := buffers()
 			for i, ok := next(); ok; i, ok = next() {
-				image(i, cols, nil, false)
+				image(i, cols, dyb, nil, false)
 			}
-			release(cols)
+			releaseBuffers(cols, dyb)
 		})
 		return
 	}
@@ -441,13 +498,13 @@ func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw,
 	}
 	workers := min(kernel.Threads(), accs)
 	kernel.Parallel(workers, func(part int) {
-		cols := alloc[T](K * P)
+		cols, dyb := buffers()
 		for i := 0; i < n; i++ {
 			if i%accs%workers == part {
-				image(i, cols, acc[i%accs], i < accs)
+				image(i, cols, dyb, acc[i%accs], i < accs)
 			}
 		}
-		release(cols)
+		releaseBuffers(cols, dyb)
 	})
 	for k := 1; k < accs; k++ {
 		for j, v := range acc[k] {
@@ -483,7 +540,20 @@ func convBackwardBias[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, d
 // for the tile the Winograd path takes (the same bits as computing them
 // again).
 func convBackwardKept[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T, fu keptFilters) {
-	if tile := winoTile[T](g, n, f); tile != 0 {
+	convBackwardPool(g, n, f, x, w, dy, dx, dw, db, fu, nil)
+}
+
+// convBackwardPool is convBackwardKept that, when src is not nil (dy nil),
+// takes the output gradient from src: plane by plane as the products need
+// it on the Winograd and one-image-per-Gemm paths, whole on the others.
+func convBackwardPool[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T, fu keptFilters, src *poolGrad[T]) {
+	tile := winoTile[T](g, n, f)
+	if src != nil && (dx == nil && dw == nil || tile == 0 && convChunk(g, n) != 1) {
+		dy = src.all(n * f)
+		defer release(dy)
+		src = nil
+	}
+	if tile != 0 {
 		var u []float32
 		if fu.tile == tile {
 			u = fu.u
@@ -498,7 +568,11 @@ func convBackwardKept[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, d
 		if db != nil {
 			sums = alloc[T](n * f)
 		}
-		winoBackward(tile, g, n, f, as32(x), as32(w), as32(dy), as32(dx), as32(dw), as32(sums), u)
+		var s32 *poolGrad[float32]
+		if src != nil {
+			s32 = src.as32()
+		}
+		winoBackward(tile, g, n, f, as32(x), as32(w), as32(dy), as32(dx), as32(dw), as32(sums), u, s32)
 		if db != nil {
 			biasFromSums(sums, n, f, db)
 			release(sums)
@@ -517,7 +591,7 @@ func convBackwardKept[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, d
 		return
 	}
 	if nb == 1 {
-		convBackwardImages(g, n, f, x, w, dy, dx, dw, db)
+		convBackwardImages(g, n, f, x, w, dy, dx, dw, db, src)
 		return
 	}
 	chw := g.c * g.h * g.w

@@ -34,3 +34,11 @@ func maxPool2x2PlanesAVX2(src, dst *float32, idx *int32, planes, h, w, oh, ow in
 // useMaxPoolAsm reports whether maxPool2x2Row may call maxPool2x2AVX2: the
 // CPU has AVX2 and package kernel is not restricted to Go.
 func useMaxPoolAsm() bool { return haveMaxPoolAVX2 && kernel.Impl() != "go" }
+
+// unpool2x2AVX2 is unpool2x2Go(r0[:w], r1[:w], gv, x, idx, 0, 8*groups,
+// off, w) for float32, eight windows at a time: r0 and r1 point at the two
+// rows, gv and x (nil: no mask) at the windows' values and outputs, idx at
+// their positions.
+//
+//go:noescape
+func unpool2x2AVX2(r0, r1, gv, x *float32, idx *int32, groups, off, w int)

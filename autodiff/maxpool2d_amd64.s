@@ -341,3 +341,77 @@ done:
 	VZEROUPPER
 	MOVQ AX, ret+64(FP)
 	RET
+
+// func unpool2x2AVX2(r0, r1, gv, x *float32, idx *int32, groups, off, w int)
+//
+// For each group of eight windows: Y0 the positions less each window's
+// first (0, 1, w or w+1 for the one chosen), Y1 the values, masked by
+// x > 0 when x is not nil and added to zero; Y4-Y7 the value or zero at
+// each of the four positions, interleaved into the two rows. Y13 holds the
+// windows' first positions, Y15 zero, Y10 ones, Y11 w, Y9 w+1, Y12 16.
+DATA unpoolSteps<>+0(SB)/4, $0
+DATA unpoolSteps<>+4(SB)/4, $2
+DATA unpoolSteps<>+8(SB)/4, $4
+DATA unpoolSteps<>+12(SB)/4, $6
+DATA unpoolSteps<>+16(SB)/4, $8
+DATA unpoolSteps<>+20(SB)/4, $10
+DATA unpoolSteps<>+24(SB)/4, $12
+DATA unpoolSteps<>+28(SB)/4, $14
+GLOBL unpoolSteps<>(SB), RODATA|NOPTR, $32
+
+TEXT ·unpool2x2AVX2(SB), NOSPLIT, $0-64
+	MOVQ r0+0(FP), DI
+	MOVQ r1+8(FP), SI
+	MOVQ gv+16(FP), BX
+	MOVQ x+24(FP), DX
+	MOVQ idx+32(FP), R8
+	MOVQ groups+40(FP), CX
+	VPXOR Y15, Y15, Y15
+	VPBROADCASTD off+48(FP), Y13
+	VPADDD unpoolSteps<>(SB), Y13, Y13
+	VPBROADCASTD w+56(FP), Y11
+	VPCMPEQD Y10, Y10, Y10
+	VPSRLD $31, Y10, Y10
+	VPADDD Y10, Y11, Y9
+	VPSLLD $4, Y10, Y12
+unpoolloop:
+	VMOVDQU (R8), Y0
+	VPSUBD Y13, Y0, Y0
+	VMOVUPS (BX), Y1
+	TESTQ DX, DX
+	JEQ unpoolnomask
+	VMOVUPS (DX), Y2
+	VCMPPS $0x1e, Y15, Y2, Y3
+	VANDPS Y3, Y1, Y1
+	ADDQ $32, DX
+unpoolnomask:
+	VADDPS Y15, Y1, Y1
+	VPCMPEQD Y15, Y0, Y4
+	VPCMPEQD Y10, Y0, Y5
+	VPCMPEQD Y11, Y0, Y6
+	VPCMPEQD Y9, Y0, Y7
+	VANDPS Y1, Y4, Y4
+	VANDPS Y1, Y5, Y5
+	VANDPS Y1, Y6, Y6
+	VANDPS Y1, Y7, Y7
+	VUNPCKLPS Y5, Y4, Y8
+	VUNPCKHPS Y5, Y4, Y3
+	VPERM2F128 $0x20, Y3, Y8, Y2
+	VPERM2F128 $0x31, Y3, Y8, Y3
+	VMOVUPS Y2, 0(DI)
+	VMOVUPS Y3, 32(DI)
+	VUNPCKLPS Y7, Y6, Y8
+	VUNPCKHPS Y7, Y6, Y3
+	VPERM2F128 $0x20, Y3, Y8, Y2
+	VPERM2F128 $0x31, Y3, Y8, Y3
+	VMOVUPS Y2, 0(SI)
+	VMOVUPS Y3, 32(SI)
+	VPADDD Y12, Y13, Y13
+	ADDQ $32, R8
+	ADDQ $32, BX
+	ADDQ $64, DI
+	ADDQ $64, SI
+	DECQ CX
+	JNZ unpoolloop
+	VZEROUPPER
+	RET

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
 )
@@ -163,6 +164,91 @@ func TestMaxPool2x2PlanesAsm(t *testing.T) {
 				for i := planes * oh * ow; i < len(y); i++ {
 					if y[i] != 0 || idx[i] != 0 {
 						t.Fatalf("%s: wrote past the planes at %d", name, i)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestUnpool2x2 checks unpool2x2 (with its assembly, on planes at least
+// 16 wide) and unpool2x2Go (its definition, on every row), which write each
+// plane of the pooled gradient row pair by row pair, against clearing the
+// plane and scattering (scatterReLU, maxPoolScatter) the masked gradient:
+// on planes of every small size the windows cover (odd sides in ceil
+// mode), values of both signs, zeros of both signs, subnormals and NaNs,
+// with and without the ReLU mask, in float32 and float64.
+func TestUnpool2x2(t *testing.T) {
+	for _, impl := range kernel.Available() {
+		prev, err := kernel.SetImpl(impl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(impl+"/float32", func(t *testing.T) { checkUnpool[float32](t) })
+		t.Run(impl+"/float64", func(t *testing.T) { checkUnpool[float64](t) })
+		kernel.SetImpl(prev)
+	}
+}
+
+func checkUnpool[T kernel.Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	special := []float64{0, math.Copysign(0, -1), 1e-40, -1e-40, math.NaN(), math.Inf(1), -2.5, 3}
+	val := func() T {
+		if rng.IntN(4) == 0 {
+			return T(special[rng.IntN(len(special))])
+		}
+		return T(rng.Float64() - 0.5)
+	}
+	for h := 1; h <= 9; h++ {
+		for w := 1; w <= 37; w += 1 + w/8 {
+			oh, ow := (h+1)/2, (w+1)/2
+			x := make([]T, h*w)
+			for i := range x {
+				x[i] = val()
+			}
+			y, idx := make([]T, oh*ow), make([]int32, oh*ow)
+			maxPoolForward(x, 1, h, w, 2, 2, oh, ow, y, idx)
+			g := make([]T, oh*ow)
+			for i := range g {
+				g[i] = val()
+			}
+			for _, relu := range []bool{false, true} {
+				var xs []T
+				if relu {
+					xs = y
+				}
+				want := make([]T, h*w)
+				if relu {
+					scatterReLU(want, g, xs, idx)
+				} else {
+					maxPoolScatter(g, idx, 1, h*w, oh*ow, want)
+				}
+				got := make([]T, h*w)
+				for i := range got {
+					got[i] = T(math.NaN()) // every value must be written
+				}
+				if w >= 16 && useMaxPoolAsm() && unsafe.Sizeof(T(0)) == 4 {
+					unpool2x2(got, h, w, g, xs, idx, oh, ow)
+				} else {
+					for oy := 0; oy < oh; oy++ {
+						var r1 []T
+						if 2*oy+1 < h {
+							r1 = got[(2*oy+1)*w : (2*oy+2)*w]
+						}
+						var xr []T
+						if xs != nil {
+							xr = xs[oy*ow : (oy+1)*ow]
+						}
+						unpool2x2Go(got[2*oy*w:(2*oy+1)*w], r1, g[oy*ow:(oy+1)*ow], xr, idx[oy*ow:(oy+1)*ow], 0, ow, 2*oy*w, w)
+					}
+				}
+				for i := range want {
+					gb, wb := math.Float64bits(float64(got[i])), math.Float64bits(float64(want[i]))
+					if unsafe.Sizeof(T(0)) == 4 {
+						gb, wb = uint64(math.Float32bits(float32(got[i]))), uint64(math.Float32bits(float32(want[i])))
+					}
+					if gb != wb {
+						t.Fatalf("%dx%d relu %v: value %d = %v (%#x), clear and scatter give %v (%#x)", h, w, relu, i, got[i], gb, want[i], wb)
 					}
 				}
 			}

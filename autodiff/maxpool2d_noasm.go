@@ -20,3 +20,8 @@ func maxPool2x2AVX4(r0, r1, dst *float32, di *int32, off, w int) int {
 func maxPool2x2PlanesAVX2(src, dst *float32, idx *int32, planes, h, w, oh, ow int) int {
 	panic("autodiff: maxPool2x2PlanesAVX2 without assembly")
 }
+
+// unpool2x2AVX2 is never called without assembly.
+func unpool2x2AVX2(r0, r1, gv, x *float32, idx *int32, groups, off, w int) {
+	panic("autodiff: unpool2x2AVX2 without assembly")
+}

@@ -36,7 +36,10 @@ func ReLU[T kernel.Float](x *Tensor[T]) *Tensor[T] {
 // It works on the bits, without a branch that random signs would
 // mispredict: v > 0 exactly when the bits of v, less one, are below those of
 // +Inf (zero wraps round, negative numbers have the sign bit set, NaNs lie
-// above +Inf), and the borrow of that comparison masks g.
+// above +Inf), and the borrow of that comparison masks g. For float32 the
+// comparison is a 64-bit subtraction whose upper half is the mask, which
+// the compiler keeps in registers (bits.Sub32 is a call in this generic
+// function).
 func reluGrad[T kernel.Float](dst, g, x []T) {
 	n := len(dst)
 	g, x = g[:n], x[:n]
@@ -47,8 +50,7 @@ func reluGrad[T kernel.Float](dst, g, x []T) {
 		d, gb, xb := asBits[uint32](dst), asBits[uint32](g), asBits[uint32](x)
 		gb, xb = gb[:len(d)], xb[:len(d)]
 		for i := range d {
-			_, borrow := bits.Sub32(xb[i]-1, 0x7f800000, 0)
-			d[i] = gb[i] & -borrow
+			d[i] = gb[i] & uint32((uint64(xb[i]-1)-0x7f800000)>>32)
 		}
 		return
 	}

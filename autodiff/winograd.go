@@ -143,20 +143,20 @@ func winoTile[T kernel.Float](g *convGeom, n, f int) kernel.WinogradTile {
 type winoGeom struct {
 	*convGeom
 	tile     kernel.WinogradTile
-	m, a     int     // output and input tile sides
-	pos      int     // a*a positions of a transformed tile
-	th, tw   int     // tiles per column and per row
-	tiles    int     // th*tw tiles per image
-	wp       int     // width of the padded input buffer, m*tw+2 (height m*th+2)
-	inLen    int     // values of the padded input buffer
-	opw      int     // width of the output buffer, m*tw (height m*th)
-	outLen   int     // values of the output buffer
-	inOffs   []int32 // input pixel (y, x) -> its lanes in the padded input buffer
-	outOffs  []int32 // output pixel (oy, ox) -> its lanes in the output buffer
-	blocks   int     // 8-image blocks per chunk
-	cols     int     // columns of a full chunk, blocks*tiles*8
-	inPlane  int     // h*w
-	outPlane int     // oh*ow
+	m, a     int            // output and input tile sides
+	pos      int            // a*a positions of a transformed tile
+	th, tw   int            // tiles per column and per row
+	tiles    int            // th*tw tiles per image
+	wp       int            // width of the padded input buffer, m*tw+2 (height m*th+2)
+	inLen    int            // values of the padded input buffer
+	opw      int            // width of the output buffer, m*tw (height m*th)
+	outLen   int            // values of the output buffer
+	inOffs   kernel.Offsets // input pixel (y, x) -> its lanes in the padded input buffer
+	outOffs  kernel.Offsets // output pixel (oy, ox) -> its lanes in the output buffer
+	blocks   int            // 8-image blocks per chunk
+	cols     int            // columns of a full chunk, blocks*tiles*8
+	inPlane  int            // h*w
+	outPlane int            // oh*ow
 }
 
 func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
@@ -169,18 +169,19 @@ func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
 	wg.opw = m * wg.tw
 	wg.outLen = m * wg.th * wg.opw * L
 	wg.inPlane, wg.outPlane = g.h*g.w, g.oh*g.ow
-	wg.inOffs = make([]int32, 0, wg.inPlane)
+	inOffs := make([]int32, 0, wg.inPlane)
 	for y := 0; y < g.h; y++ {
 		for x := 0; x < g.w; x++ {
-			wg.inOffs = append(wg.inOffs, int32(((y+g.pad)*wg.wp+x+g.pad)*L))
+			inOffs = append(inOffs, int32(((y+g.pad)*wg.wp+x+g.pad)*L))
 		}
 	}
-	wg.outOffs = make([]int32, 0, wg.outPlane)
+	outOffs := make([]int32, 0, wg.outPlane)
 	for y := 0; y < g.oh; y++ {
 		for x := 0; x < g.ow; x++ {
-			wg.outOffs = append(wg.outOffs, int32((y*wg.opw+x)*L))
+			outOffs = append(outOffs, int32((y*wg.opw+x)*L))
 		}
 	}
+	wg.inOffs, wg.outOffs = kernel.NewOffsets(inOffs), kernel.NewOffsets(outOffs)
 	// The fewest blocks that give winoCols columns, rounded up to make the
 	// columns a multiple of the micro-kernel's width when that at most
 	// doubles them (AVX-512's 48 columns take 3 blocks of the digits
@@ -256,45 +257,53 @@ func matrixG(t kernel.WinogradTile) [][]float64 {
 }
 
 // winoFilterBlock is the number of filters the filter transforms take at
-// once: the inner loops run over them, so that each of the a*a positions
-// is read or written as one run of 1 KiB, which the hardware prefetches,
-// rather than as a cache line in each of 49 places.
+// once: the values of a block, and the a*a runs of its transformed
+// filters, stay in the first-level caches.
 const winoFilterBlock = 256
 
-// winoFilter sets u, a*a matrices of f x c, to the filter transform G w Gᵀ
-// of the f x c filters of w (f x c x 3 x 3): position ξ = a*p+q of filter
-// (i, j) at u[ξ*f*c + i*c + j]. The transform is computed in float64 and
-// rounded once.
+// winoGm returns G of the tile's filter transform (winoG), its rows one
+// after the other, as kernel.FilterTransform takes it.
+func winoGm(t kernel.WinogradTile) []float64 {
+	var gm []float64
+	for _, row := range winoG[t] {
+		gm = append(gm, row...)
+	}
+	return gm
+}
+
+// winoUStride is the distance between the a*a matrices of f x c
+// transformed filters (fc values each) of winoFilter's u and the filter
+// gradient's partial sums: one cache line more than their size, so that the
+// a*a values of one filter do not all fall into the same cache set.
+func winoUStride(fc int) int { return fc + 16 }
+
+// winoFilter sets u, a*a matrices of f x c winoUStride(f*c) apart, to the
+// filter transform G w Gᵀ of the f x c filters of w (f x c x 3 x 3):
+// position ξ = a*p+q of filter (i, j) at u[ξ*winoUStride(f*c) + i*c + j].
+// The transform is computed in float64 and rounded once
+// (kernel.FilterTransform).
 func winoFilter(t kernel.WinogradTile, u, w []float32, f, c int) {
-	G, a := winoG[t], t.Size()
+	gm, a := winoGm(t), t.Size()
 	fc := f * c
+	us := winoUStride(fc)
 	kernel.AddFlops(fc * 5 * (3*a + a*a)) // Comb3 and Comb3To32: 3 multiplies, 2 adds
 	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
 	parallelRange(blocks, 8, func(lo, hi int) {
 		const B = winoFilterBlock
-		var g [9][B]float64
-		tmp := make([][3][B]float64, a)
+		var g [9 * B]float64 // the block's values, in groups of 4 filters (B is a multiple of 4)
 		for blk := lo; blk < hi; blk++ {
 			i0 := blk * B
 			nb := min(B, fc-i0)
-			for k := 0; k < nb; k++ {
-				for e := range 9 {
-					g[e][k] = float64(w[9*(i0+k)+e])
+			for k4 := 0; k4 < nb; k4 += 4 {
+				grp := g[9*k4 : 9*k4+36]
+				for l := 0; l < min(4, nb-k4); l++ {
+					f := w[9*(i0+k4+l) : 9*(i0+k4+l)+9]
+					for e, v := range f {
+						grp[4*e+l] = float64(v)
+					}
 				}
 			}
-			// tmp[p][j] = sum_i G[p][i] g[i][j]
-			for p := range a {
-				for j := range 3 {
-					kernel.Comb3(tmp[p][j][:nb], g[j][:nb], g[3+j][:nb], g[6+j][:nb], [3]float64(G[p]))
-				}
-			}
-			// U[p][q] = sum_j tmp[p][j] G[q][j]
-			for p := range a {
-				t0, t1, t2 := tmp[p][0][:nb], tmp[p][1][:nb], tmp[p][2][:nb]
-				for q := range a {
-					kernel.Comb3To32(u[(a*p+q)*fc+i0:(a*p+q)*fc+i0+nb], t0, t1, t2, [3]float64(G[q]))
-				}
-			}
+			kernel.FilterTransform(u[i0:], us, g[:(nb+3)/4*36], nb, gm)
 		}
 	})
 }
@@ -309,9 +318,11 @@ var winoPacks struct {
 	free []winoPacked
 }
 
-// packFilters returns the pos matrices of m (each r x k, row-major), or with
-// trans set their transposes (k x r), packed for GemmPacked.
-func packFilters(m []float32, trans bool, pos, r, k int) winoPacked {
+// packFilters returns the pos matrices of m (each r x k, row-major, stride
+// values apart), or with trans set their transposes (k x r), packed for
+// GemmPacked, or referring to m where the kernels read them in place
+// (kernel.PackA): m must stay as it is until the products are done.
+func packFilters(m []float32, trans bool, pos, r, k, stride int) winoPacked {
 	winoPacks.Lock()
 	var p winoPacked
 	for i := len(winoPacks.free) - 1; i >= 0; i-- {
@@ -328,9 +339,9 @@ func packFilters(m []float32, trans bool, pos, r, k int) winoPacked {
 	parallelRange(pos, 1, func(lo, hi int) {
 		for xi := lo; xi < hi; xi++ {
 			if trans {
-				kernel.PackA(&p[xi], true, k, r, 1, m[xi*r*k:], k)
+				kernel.PackA(&p[xi], true, k, r, 1, m[xi*stride:], k)
 			} else {
-				kernel.PackA(&p[xi], false, r, k, 1, m[xi*r*k:], k)
+				kernel.PackA(&p[xi], false, r, k, 1, m[xi*stride:], k)
 			}
 		}
 	})
@@ -347,46 +358,30 @@ func releasePacks(p winoPacked) {
 // winoFilterAdj sets dw (f x c x 3 x 3) to the adjoint of the filter
 // transform, Gᵀ du G, of du, the sum in order of the partial sums dus, each
 // laid out as winoFilter's u; the sum and the transform are computed in
-// float64 and rounded once.
+// float64 and rounded once (kernel.FilterTransformAdj).
 func winoFilterAdj(t kernel.WinogradTile, dw []float32, dus [][]float32, fc int) {
-	G, a := winoG[t], t.Size()
+	gm, a := winoGm(t), t.Size()
+	us := winoUStride(fc)
 	kernel.AddFlops(fc * (a*a*len(dus) + 2*3*a*a + 2*9*a)) // the partial sums' adds, AddScaled's multiply-adds
 	blocks := (fc + winoFilterBlock - 1) / winoFilterBlock
 	parallelRange(blocks, 8, func(lo, hi int) {
 		const B = winoFilterBlock
-		tmp := make([][3][B]float64, a) // tmp[q][r] = sum_p G[p][r] du[p][q]
-		var x [B]float64
-		var s [9][B]float64 // s[3r+c] = sum_q tmp[q][r] G[q][c]
+		var out [9 * B]float32 // the block's values, in groups of 4 filters
+		at := make([][]float32, len(dus))
 		for blk := lo; blk < hi; blk++ {
 			i0 := blk * B
 			nb := min(B, fc-i0)
-			for q := range a {
-				d := &tmp[q]
-				clear(d[:])
-				for p := range a {
-					off := (a*p+q)*fc + i0
-					clear(x[:nb])
-					for _, du := range dus {
-						kernel.AddWidened(x[:nb], du[off:off+nb])
-					}
-					for r := range 3 {
-						kernel.AddScaled(d[r][:nb], x[:nb], G[p][r])
-					}
-				}
+			for i, du := range dus {
+				at[i] = du[i0:]
 			}
-			for r := range 3 {
-				for c := range 3 {
-					e := s[3*r+c][:nb]
-					clear(e)
-					for q := range a {
-						kernel.AddScaled(e, tmp[q][r][:nb], G[q][c])
+			kernel.FilterTransformAdj(out[:(nb+3)/4*36], at, us, nb, gm)
+			for k4 := 0; k4 < nb; k4 += 4 {
+				grp := out[9*k4 : 9*k4+36]
+				for l := 0; l < min(4, nb-k4); l++ {
+					d := dw[9*(i0+k4+l) : 9*(i0+k4+l)+9]
+					for e := range d {
+						d[e] = grp[4*e+l]
 					}
-				}
-			}
-			for k := 0; k < nb; k++ {
-				out := dw[9*(i0+k) : 9*(i0+k)+9]
-				for e := range out {
-					out[e] = float32(s[e][k])
 				}
 			}
 		}
@@ -433,10 +428,14 @@ var winoSharedChunks = 4
 func winoShared(chunks, threads int) bool { return threads > 1 && chunks < winoSharedChunks*threads }
 
 // winoPlanes are the buffers of one part of a chunk's transforms: the
-// interleaved input and output planes of one block.
+// interleaved input and output planes of one block and, when the output is
+// pooled (convPool, poolGrad), the block's output planes of one filter
+// (y), their pooled values (py) and positions (pidx).
 type winoPlanes struct {
 	in, out []float32
 	dirty   bool // in's padding holds an adjoint's values, not zeros
+	y, py   []float32
+	pidx    []int32
 }
 
 // winoWork holds the buffers of one chunk at a time: the matrices V (then
@@ -448,15 +447,22 @@ type winoWork struct {
 }
 
 // newWork returns the buffers of parts parts running the chunks of
-// convolutions with f filters.
-func (wg *winoGeom) newWork(f, parts int) *winoWork {
+// convolutions with f filters, with the buffers of pooling the output
+// planes of ohw pooled values each when ohw is not 0.
+func (wg *winoGeom) newWork(f, parts, ohw int) *winoWork {
 	ww := &winoWork{
 		v:      alloc[float32](wg.pos * xiStride(wg.c, wg.cols)),
 		m:      alloc[float32](wg.pos * xiStride(f, wg.cols)),
 		planes: make([]winoPlanes, parts),
 	}
 	for p := range ww.planes {
-		ww.planes[p] = winoPlanes{in: scratch(wg.inLen), out: scratch(wg.outLen)}
+		pl := winoPlanes{in: scratch(wg.inLen), out: scratch(wg.outLen)}
+		if ohw > 0 {
+			pl.y = alloc[float32](kernel.Lanes * wg.outPlane)
+			pl.py = alloc[float32](kernel.Lanes * ohw)
+			pl.pidx = make([]int32, kernel.Lanes*ohw)
+		}
+		ww.planes[p] = pl
 	}
 	return ww
 }
@@ -467,7 +473,20 @@ func (ww *winoWork) release() {
 	for _, pl := range ww.planes {
 		release(pl.in)
 		release(pl.out)
+		if pl.y != nil {
+			release(pl.y)
+			release(pl.py)
+		}
 	}
+}
+
+// pooledPlane returns the values of a pooled output plane of sink, or 0
+// without one.
+func pooledPlane(sink *convPool[float32]) int {
+	if sink == nil {
+		return 0
+	}
+	return sink.oh * sink.ow
 }
 
 // each runs fn on the items [0, n) of one phase of a chunk: in order on
@@ -497,46 +516,48 @@ func shareOut(parts, n int, fn func(part, i int)) {
 
 // winoForward is convForward on the Winograd path with the given tile: y (n
 // x f x oh x ow) is the convolution of x (n x c x h x w) with w (f x c x 3 x
-// 3) plus b (f values, or nil). The threads share the chunks out, or each
-// chunk's work (winoShared). With keep set it returns the transformed
-// filters (winoFilter's u, a pooled buffer the caller releases), nil
-// otherwise.
-func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32, keep bool) (kept []float32) {
+// 3) plus b (f values, or nil), or with sink not nil (y nil) its pooling by
+// sink. The threads share the chunks out, or each chunk's work
+// (winoShared). With keep set it returns the transformed filters
+// (winoFilter's u, a pooled buffer the caller releases), nil otherwise.
+func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32, keep bool, sink *convPool[float32]) (kept []float32) {
 	wg := newWinoGeom(g, tile)
 	C, pos := g.c, wg.pos
-	u := alloc[float32](pos * f * C)
+	us := winoUStride(f * C)
+	u := alloc[float32](pos * us)
 	winoFilter(tile, u, w, f, C)
-	pu := packFilters(u, false, pos, f, C)
-	if keep {
-		kept = u
-	} else {
-		release(u)
-	}
+	pu := packFilters(u, false, pos, f, C, us) // may refer to u: released after the products
 	chunks := wg.chunks(n)
 	if t := kernel.Threads(); winoShared(len(chunks), t) {
-		ww := wg.newWork(f, min(t, wg.pos))
+		ww := wg.newWork(f, min(t, wg.pos), pooledPlane(sink))
 		for _, ch := range chunks {
-			wg.forwardChunk(ww, pu, ch, f, x, b, y)
+			wg.forwardChunk(ww, pu, ch, f, x, b, y, sink)
 		}
 		ww.release()
 	} else {
 		var next atomic.Int64
 		kernel.Parallel(min(t, len(chunks)), func(int) {
-			ww := wg.newWork(f, 1)
+			ww := wg.newWork(f, 1, pooledPlane(sink))
 			for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
-				wg.forwardChunk(ww, pu, chunks[k], f, x, b, y)
+				wg.forwardChunk(ww, pu, chunks[k], f, x, b, y, sink)
 			}
 			ww.release()
 		})
 	}
 	releasePacks(pu)
+	if keep {
+		kept = u
+	} else {
+		release(u)
+	}
 	return kept
 }
 
 // forwardChunk computes the output of one chunk: the input transforms of
 // its blocks and channels, the products of the positions, the output
-// transforms of its blocks and filters, each phase shared out by ww.each.
-func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f int, x, b, y []float32) {
+// transforms of its blocks and filters (pooled by sink when it is not nil),
+// each phase shared out by ww.each.
+func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f int, x, b, y []float32, sink *convPool[float32]) {
 	C, L, T := wg.c, kernel.Lanes, ch.cols
 	vs, ms := xiStride(C, T), xiStride(f, T)
 	ww.each(ch.blocks*C, func(pl *winoPlanes, it int) {
@@ -557,6 +578,12 @@ func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f in
 			winoOut(wg.tile, pl.out[wg.m*ty*wg.opw*L:], wg.opw*L, ww.m[col+ty*wg.tw*L:], ms, wg.tw, bias)
 		}
 		img := ch.n0 + blk*L
+		if sink != nil {
+			lanes := ch.lanes(blk)
+			kernel.Deinterleave8(pl.y, wg.outPlane, pl.out, wg.outOffs, lanes)
+			sink.poolLanes(pl.y, img, fi, f, lanes, pl.py, pl.pidx)
+			return
+		}
 		kernel.Deinterleave8(y[img*ofc+fi*wg.outPlane:], ofc, pl.out, wg.outOffs, ch.lanes(blk))
 	})
 }
@@ -570,28 +597,28 @@ func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f in
 // is wanted, otherwise those of their share of the partial sums of dw. u,
 // when not nil, holds the transformed filters of w for tile (winoFilter's
 // u, which winoForward kept), which dx then uses rather than computing them
-// again.
-func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums, u []float32) {
+// again. With src not nil (dy nil) the output gradient is src's, built
+// for each block and filter as the transforms need it.
+func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums, u []float32, src *poolGrad[float32]) {
 	wg := newWinoGeom(g, tile)
 	C, pos := g.c, wg.pos
-	var put winoPacked // the transposed transformed filters, packed
+	us := winoUStride(f * C)
+	var put winoPacked // the transposed transformed filters, packed (or referring to u)
+	own := false       // u is this call's, released at the end
 	if dx != nil {
-		own := u == nil
+		own = u == nil
 		if own {
-			u = alloc[float32](pos * f * C)
+			u = alloc[float32](pos * us)
 			winoFilter(tile, u, w, f, C)
 		}
-		put = packFilters(u, true, pos, f, C)
-		if own {
-			release(u)
-		}
+		put = packFilters(u, true, pos, f, C, us)
 	}
 	chunks := wg.chunks(n)
 	var acc [][]float32 // the partial sums of the transformed dw
 	if dw != nil {
 		acc = make([][]float32, min(winoAccumulators, len(chunks)))
 		for k := range acc {
-			acc[k] = alloc[float32](pos * f * C)
+			acc[k] = alloc[float32](pos * us)
 		}
 	}
 	// chunk runs chunk k on ww, adding into its partial sum of dw.
@@ -600,12 +627,16 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 		if acc != nil {
 			du = acc[k%len(acc)]
 		}
-		wg.backwardChunk(ww, put, du, k < len(acc), chunks[k], f, x, dy, dx, sums)
+		wg.backwardChunk(ww, put, du, k < len(acc), chunks[k], f, x, dy, dx, sums, src)
+	}
+	var ohw int
+	if src != nil {
+		ohw = src.oh * src.ow
 	}
 	t := kernel.Threads()
 	switch {
 	case winoShared(len(chunks), t):
-		ww := wg.newWork(f, min(t, wg.pos))
+		ww := wg.newWork(f, min(t, wg.pos), ohw)
 		for k := range chunks {
 			chunk(ww, k)
 		}
@@ -613,7 +644,7 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 	case dw == nil:
 		var next atomic.Int64
 		kernel.Parallel(min(t, len(chunks)), func(int) {
-			ww := wg.newWork(f, 1)
+			ww := wg.newWork(f, 1, ohw)
 			for k := int(next.Add(1) - 1); k < len(chunks); k = int(next.Add(1) - 1) {
 				chunk(ww, k)
 			}
@@ -622,7 +653,7 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 	default:
 		workers := min(t, len(chunks), len(acc))
 		kernel.Parallel(workers, func(p int) {
-			ww := wg.newWork(f, 1)
+			ww := wg.newWork(f, 1, ohw)
 			for k := range chunks {
 				if k%len(acc)%workers == p {
 					chunk(ww, k)
@@ -640,6 +671,9 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 	if put != nil {
 		releasePacks(put)
 	}
+	if own {
+		release(u)
+	}
 }
 
 // backwardChunk runs one chunk of winoBackward, each phase shared out by
@@ -647,8 +681,10 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 // sums is not nil) beside the input transforms V (when du is not nil), then
 // for each position the filter-gradient product added into du (overwriting
 // it when first is set; skipped when du is nil) and the input-gradient
-// product (skipped when dx is nil), and the adjoint input transforms.
-func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx, sums []float32) {
+// product (skipped when dx is nil), and the adjoint input transforms. With
+// src not nil the output gradient's planes of each block and filter are
+// src's, built in the part's buffer.
+func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx, sums []float32, src *poolGrad[float32]) {
 	C, L, T := wg.c, kernel.Lanes, ch.cols
 	vs, ms := xiStride(C, T), xiStride(f, T)
 	ofc, chw := f*wg.outPlane, C*wg.inPlane
@@ -668,13 +704,22 @@ func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, fi
 		}
 		blk, fi := it/f, it%f
 		img := ch.n0 + blk*L
+		var planes []float32 // the block's planes of filter fi, stride apart
+		stride := ofc
+		if src != nil {
+			for l := 0; l < ch.lanes(blk); l++ {
+				src.plane((img+l)*f+fi, pl.y[l*wg.outPlane:(l+1)*wg.outPlane])
+			}
+			planes, stride = pl.y, wg.outPlane
+		} else {
+			planes = dy[img*ofc+fi*wg.outPlane:]
+		}
 		if sums != nil {
 			for l := 0; l < ch.lanes(blk); l++ {
-				o := (img+l)*ofc + fi*wg.outPlane
-				sums[(img+l)*f+fi] = kernel.Sum(dy[o : o+wg.outPlane])
+				sums[(img+l)*f+fi] = kernel.Sum(planes[l*stride : l*stride+wg.outPlane])
 			}
 		}
-		kernel.Interleave8(pl.out, wg.outOffs, dy[img*ofc+fi*wg.outPlane:], ofc, ch.lanes(blk))
+		kernel.Interleave8(pl.out, wg.outOffs, planes, stride, ch.lanes(blk))
 		col := fi*T + blk*wg.tiles*L
 		for ty := 0; ty < wg.th; ty++ {
 			winoOutAdj(wg.tile, ww.m[col+ty*wg.tw*L:], ms, pl.out[wg.m*ty*wg.opw*L:], wg.opw*L, wg.tw)
@@ -688,7 +733,7 @@ func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, fi
 		// V's position xi is read by the filter-gradient product, then
 		// overwritten by dV.
 		if du != nil {
-			kernel.GemmSerial(false, true, f, C, T, 1, ww.m[xi*ms:], T, ww.v[xi*vs:], T, beta, du[xi*f*C:], C)
+			kernel.GemmSerial(false, true, f, C, T, 1, ww.m[xi*ms:], T, ww.v[xi*vs:], T, beta, du[xi*winoUStride(f*C):], C)
 		}
 		if dx != nil {
 			kernel.GemmPacked(&put[xi], false, T, ww.m[xi*ms:], T, 0, ww.v[xi*vs:], T)

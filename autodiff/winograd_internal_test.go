@@ -19,8 +19,8 @@ func BenchmarkWinoFilter(b *testing.B) {
 		for i := range w {
 			w[i] = rng.Float32() - 0.5
 		}
-		u := make([]float32, pos*f*c)
-		dus := [][]float32{make([]float32, pos*f*c), make([]float32, pos*f*c)}
+		u := make([]float32, pos*winoUStride(f*c))
+		dus := [][]float32{make([]float32, pos*winoUStride(f*c)), make([]float32, pos*winoUStride(f*c))}
 		for _, du := range dus {
 			for i := range du {
 				du[i] = rng.Float32() - 0.5
@@ -70,7 +70,7 @@ func TestConvKeptFilters(t *testing.T) {
 		{ConvWinograd5, kernel.F5x5, true},
 	} {
 		prev := SetConvAlgorithm(tc.alg)
-		fu := keptFilters{tile: tc.keep, u: make([]float32, tc.keep.Size()*tc.keep.Size()*f*c)}
+		fu := keptFilters{tile: tc.keep, u: make([]float32, tc.keep.Size()*tc.keep.Size()*winoUStride(f*c))}
 		want, got := make([]float32, len(x)), make([]float32, len(x))
 		if !tc.zero {
 			winoFilter(tc.keep, fu.u, w, f, c)

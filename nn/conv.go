@@ -37,6 +37,12 @@ func (c *Conv2d[T]) Forward(x *autodiff.Tensor[T]) *autodiff.Tensor[T] {
 	return autodiff.Conv2d(x, c.Weight, c.Bias, c.Stride, c.Padding)
 }
 
+// forwardPool is p.Forward(c.Forward(x)), followed by ReLU when relu is
+// set, in one operator (autodiff.Conv2dMaxPool).
+func (c *Conv2d[T]) forwardPool(x *autodiff.Tensor[T], p *MaxPool2d[T], relu bool) *autodiff.Tensor[T] {
+	return autodiff.Conv2dMaxPool(x, c.Weight, c.Bias, c.Stride, c.Padding, p.Kernel, p.stride(), p.CeilMode, relu)
+}
+
 // Params returns "weight" and "bias".
 func (c *Conv2d[T]) Params() []Param[T] {
 	return []Param[T]{{"weight", c.Weight}, {"bias", c.Bias}}
@@ -52,11 +58,16 @@ type MaxPool2d[T kernel.Float] struct {
 
 // Forward pools x of shape [n, c, h, w].
 func (p *MaxPool2d[T]) Forward(x *autodiff.Tensor[T]) *autodiff.Tensor[T] {
-	s := p.Stride
-	if s == 0 {
-		s = p.Kernel
+	return autodiff.MaxPool2d(x, p.Kernel, p.stride(), p.CeilMode)
+}
+
+// stride returns the stride of the windows: Stride, or Kernel when Stride
+// is 0.
+func (p *MaxPool2d[T]) stride() int {
+	if p.Stride == 0 {
+		return p.Kernel
 	}
-	return autodiff.MaxPool2d(x, p.Kernel, s, p.CeilMode)
+	return p.Stride
 }
 
 // Flatten reshapes [n, d1, d2, ...] to [n, d1*d2*...].

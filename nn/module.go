@@ -46,9 +46,27 @@ func NewSequential[T kernel.Float](layers ...Module[T]) *Sequential[T] {
 }
 
 // Forward applies every layer in turn.
+//
+// A Conv2d followed by a MaxPool2d (and a ReLU) runs as one operator,
+// autodiff.Conv2dMaxPool, which gives the same results and gradients
+// without writing the convolution's output out whole.
 func (s *Sequential[T]) Forward(x *autodiff.Tensor[T]) *autodiff.Tensor[T] {
-	for _, l := range s.Layers {
-		x = l.Forward(x)
+	for i := 0; i < len(s.Layers); i++ {
+		if c, ok := s.Layers[i].(*Conv2d[T]); ok && i+1 < len(s.Layers) {
+			if p, ok := s.Layers[i+1].(*MaxPool2d[T]); ok {
+				relu := false
+				if i+2 < len(s.Layers) {
+					_, relu = s.Layers[i+2].(ReLU[T])
+				}
+				x = c.forwardPool(x, p, relu)
+				i++
+				if relu {
+					i++
+				}
+				continue
+			}
+		}
+		x = s.Layers[i].Forward(x)
 	}
 	return x
 }

@@ -257,3 +257,45 @@ func TestGradReverseLayer(t *testing.T) {
 		}
 	}
 }
+
+// TestSequentialConvPool checks that a Sequential whose Conv2d layers are
+// followed by MaxPool2d (and ReLU) layers, which it runs as one operator
+// each, gives the outputs and parameter gradients of its layers applied one
+// by one, to the bit.
+func TestSequentialConvPool(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	s := &Sequential[float32]{Layers: []Module[float32]{
+		NewConv2d[float32](3, 16, 3, 1, 0, rng), &MaxPool2d[float32]{Kernel: 2, CeilMode: true}, ReLU[float32]{},
+		NewConv2d[float32](16, 16, 3, 1, 0, rng), &MaxPool2d[float32]{Kernel: 2, Stride: 2},
+		NewConv2d[float32](16, 16, 3, 1, 1, rng), ReLU[float32]{},
+		Flatten[float32]{},
+	}}
+	x := make([]float32, 4*3*32*32)
+	for i := range x {
+		x[i] = rng.Float32() - 0.5
+	}
+	run := func(forward func(*autodiff.Tensor[float32]) *autodiff.Tensor[float32]) [][]float32 {
+		ZeroGrad(s.Params())
+		y := forward(autodiff.New(append([]float32(nil), x...), 4, 3, 32, 32))
+		out := [][]float32{append([]float32(nil), y.Data()...)}
+		autodiff.SumAll(autodiff.Mul(y, y)).Backward()
+		for _, p := range s.Params() {
+			out = append(out, append([]float32(nil), p.Tensor.Grad().Data()...))
+		}
+		return out
+	}
+	want := run(func(x *autodiff.Tensor[float32]) *autodiff.Tensor[float32] {
+		for _, l := range s.Layers {
+			x = l.Forward(x)
+		}
+		return x
+	})
+	got := run(s.Forward)
+	for k := range want {
+		for i := range want[k] {
+			if math.Float32bits(got[k][i]) != math.Float32bits(want[k][i]) {
+				t.Fatalf("result %d [%d] = %v, the layers one by one give %v", k, i, got[k][i], want[k][i])
+			}
+		}
+	}
+}

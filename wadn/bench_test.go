@@ -1,9 +1,11 @@
 package wadn
 
 import (
+	"flag"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/numerics"
 	"github.com/wadn-go/wadn/wadn/dataset"
@@ -31,8 +33,18 @@ func benchSparse(name string, n int, seed uint64) data.Subset {
 	return data.Subset{Domain: name, From: "train", Split: data.Split{Sparse: c, Y: y, NumClasses: 2}}
 }
 
-// benchStep times WADN's training step with the defaults of ds on task.
+var benchImpl = flag.String("bench.impl", "", "the kernels of the step benchmarks (default: this machine's fastest)")
+
+// benchStep times WADN's training step with the defaults of ds on task,
+// under the kernels -bench.impl names.
 func benchStep(b *testing.B, task *data.Task, ds *dataset.Dataset, net nets.Network, batch int) {
+	if *benchImpl != "" {
+		prev, err := kernel.SetImpl(*benchImpl)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer kernel.SetImpl(prev)
+	}
 	r, err := NewBenchRun(task, ds, net, batch)
 	if err != nil {
 		b.Fatal(err)

@@ -448,10 +448,10 @@ func interleaveSpec(inverse bool) func(*rand.Rand, string) (float64, string, err
 				buf := normals(r, (g.h+2*g.pad)*row*L+L, 1)
 				apply := func(dst []float32) {
 					if inverse {
-						kernel.Deinterleave8(dst, stride, buf, offs, lanes)
+						kernel.Deinterleave8(dst, stride, buf, kernel.NewOffsets(offs), lanes)
 						return
 					}
-					kernel.Interleave8(dst, offs, planes, stride, lanes)
+					kernel.Interleave8(dst, kernel.NewOffsets(offs), planes, stride, lanes)
 				}
 				base := buf
 				if inverse {

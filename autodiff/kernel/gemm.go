@@ -24,11 +24,13 @@ type (
 // nr-wide panel of B in the micro-kernel, which keeps the mr x nr tile of C in
 // registers for all kc steps.
 type blocking struct {
-	mr, nr     int         // register tile of the micro-kernel
-	mc, kc, nc int         // cache blocks, multiples of mr / nr
-	asm        asmKernel   // float32 assembly kernel, or nil
-	asm64      asmKernel64 // float64 assembly kernel, or nil; both nil: Go
-	ref        bool        // the reference kernel (gemmKernel2x4Ref)
+	mr, nr     int             // register tile of the micro-kernel
+	mc, kc, nc int             // cache blocks, multiples of mr / nr
+	asm        asmKernel       // float32 assembly kernel, or nil
+	sk         []stridedKernel // float32 strided kernels, widest (nr) first: gemmStrided runs on them
+	row        rowKernel       // the float32 row kernel of sk[0], with sk
+	asm64      asmKernel64     // float64 assembly kernel, or nil; both nil: Go
+	ref        bool            // the reference kernel (gemmKernel2x4Ref)
 }
 
 // Blocking of the AVX-512 8x48 kernel (Zen 5: 48 KiB L1d, 1 MiB L2 per core).
@@ -106,9 +108,9 @@ func blockingFor[T Float]() blocking {
 	}
 	switch int(current.Load()) {
 	case implAVX512:
-		return blocking{mr: 8, nr: 48, mc: mc512, kc: kc512, nc: nc512, asm: kernel8x48()}
+		return blocking{mr: 8, nr: 48, mc: mc512, kc: kc512, nc: nc512, asm: kernel8x48(), sk: stridedKernels512(), row: rowKernel512()}
 	case implAVX2:
-		return blocking{mr: 6, nr: 16, mc: mcAVX2, kc: kcAVX2, nc: ncAVX2, asm: kernel6x16()}
+		return blocking{mr: 6, nr: 16, mc: mcAVX2, kc: kcAVX2, nc: ncAVX2, asm: kernel6x16(), sk: stridedKernelsAVX2(), row: rowKernelAVX2()}
 	}
 	return blocking{mr: mrGo, nr: nrGo, mc: mcGo, kc: kcGo, nc: ncGo}
 }
@@ -223,8 +225,12 @@ func kBlock(bl blocking, k int) int {
 }
 
 // gemmBlocks is gemmSerial, with op(A) taken from pa instead of a when pa is
-// not nil.
+// not nil (read where PackA left it: packed, or in place).
 func gemmBlocks[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if len(bl.sk) > 0 && is32[T]() {
+		gemmBlocks32(bl, s, pa, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	mr, nr := bl.mr, bl.nr
 	tile := s.tile[:mr*nr]
 	kc := kBlock(bl, k)
@@ -286,22 +292,39 @@ func gemmBlocks[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, tra
 // PackedA is the left operand op(A) of matrix products, packed once into
 // the panels of the micro-kernel of the implementation in use at the time,
 // so that GemmPacked can multiply it by many right operands without packing
-// it again. The zero value is empty; PackA fills it and reuses its storage.
+// it again. Where the float32 assembly kernels read op(A) in place (alpha
+// 1 and a layout they read well, see readsA), PackA keeps a reference to A
+// instead of a copy. The zero value is empty; PackA fills it and reuses its
+// storage.
 type PackedA[T Float] struct {
 	m, k int
 	mPad int   // m rounded up to the micro-kernel's rows
 	impl int32 // the implementation packed for (packKey)
 	data []T   // k blocks of mPad rows, as packA lays out each block
+
+	// In place: op(A) is read from src (row stride lda, transposed when
+	// trans is set) and data is empty.
+	src   []T
+	lda   int
+	trans bool
 }
 
 // PackA packs alpha*op(A), m x k, into p: op(A) is A (m x k, row stride
-// lda) or, when transA is set, the transpose of A stored k x m. It panics as
-// Gemm does on bad dimensions, strides or lengths.
+// lda) or, when transA is set, the transpose of A stored k x m. When the
+// kernels read op(A) in place, p refers to a instead, which must then not
+// change until the last GemmPacked with p. It panics as Gemm does on bad
+// dimensions, strides or lengths.
 func PackA[T Float](p *PackedA[T], transA bool, m, k int, alpha T, a []T, lda int) {
 	checkGemm(transA, false, m, 1, k, len(a), lda, k, 1, max(m, 1), 1) // B and C: placeholders
 	bl := blockingFor[T]()
 	p.m, p.k, p.impl = m, k, packKey()
 	p.mPad = (m + bl.mr - 1) / bl.mr * bl.mr
+	p.src = nil
+	if len(bl.sk) > 0 && is32[T]() && m >= bl.mr && readsA(transA, k, float32(alpha), lda) {
+		p.src, p.lda, p.trans = a, lda, transA
+		p.data = p.data[:0]
+		return
+	}
 	if n := p.mPad * k; cap(p.data) < n {
 		p.data = make([]T, n)
 	} else {
@@ -523,6 +546,7 @@ type scratch[T Float] struct {
 // slow, so Gemm must not allocate per call.
 type rawScratch struct {
 	a, b, tile []float64
+	prod       []float64 // gemmSwapped's products, grown as needed
 }
 
 var scratchFree struct {

@@ -15,6 +15,61 @@ func sgemmKernelGo(mr, nr, k int, a, b, c []float32, ldc int, beta float32) {
 	gemmKernelSpec(mr, nr, k, a, b, c, ldc, beta)
 }
 
+// sgemmStridedGo is the specification of the strided float32 assembly
+// micro-kernels (gemm_strided_amd64.s), which read op(A) and op(B) through
+// strides rather than from packed panels: for a tile of mr rows and nr
+// columns,
+//
+//	for p := 0; p < k; p++ { for i < mr { for j < nr { acc[i][j] += a[i*ars+p*acs] * b[p*brs+j] } } }
+//	c[i*ldc+j] = acc[i][j]                       if beta == 0 (c not read)
+//	c[i*ldc+j] = acc[i][j] + beta*c[i*ldc+j]     otherwise
+//
+// The packed panels of packA and packB are the strides ars = 1, acs = mr
+// and brs = nr; an operand read where it is stored has the strides of its
+// storage (ars = lda, acs = 1 for A, ars = 1, acs = lda for a transposed A,
+// brs = ldb for B). Each element is accumulated over p in order from zero,
+// as in sgemmKernelGo, so a tile has the same bits from either family.
+func sgemmStridedGo(mr, nr, k int, a []float32, ars, acs int, b []float32, brs int, c []float32, ldc int, beta float32) {
+	acc := make([]float32, mr*nr)
+	for p := 0; p < k; p++ {
+		for i := 0; i < mr; i++ {
+			av := a[i*ars+p*acs]
+			for j := 0; j < nr; j++ {
+				acc[i*nr+j] += av * b[p*brs+j]
+			}
+		}
+	}
+	for i := 0; i < mr; i++ {
+		for j := 0; j < nr; j++ {
+			if beta == 0 {
+				c[i*ldc+j] = acc[i*nr+j]
+			} else {
+				c[i*ldc+j] = acc[i*nr+j] + beta*c[i*ldc+j]
+			}
+		}
+	}
+}
+
+// sgemmRowGo is the specification of the row kernels (sgemmRow8x48,
+// sgemmRow6x16): the strided kernel on panels tiles along a row of C, tile
+// t reading op(B) from b[t*bps:] and writing C from c[t*nr:].
+func sgemmRowGo(mr, nr, k int, a []float32, ars, acs int, b []float32, brs, bps int, c []float32, ldc int, beta float32, panels int) {
+	for t := 0; t < panels; t++ {
+		sgemmStridedGo(mr, nr, k, a, ars, acs, b[t*bps:], brs, c[t*nr:], ldc, beta)
+	}
+}
+
+// rowKernel is a row kernel of the float32 assembly (sgemmRowGo with the
+// kernel's mr and nr).
+type rowKernel func(k int, a *float32, ars, acs int, b *float32, brs, bps int, c *float32, ldc int, beta float32, panels int)
+
+// stridedKernel is a strided float32 assembly micro-kernel of nr columns
+// (sgemmStridedGo with the kernel's mr and nr).
+type stridedKernel struct {
+	nr int
+	fn func(k int, a *float32, ars, acs int, b *float32, brs int, c *float32, ldc int, beta float32)
+}
+
 // dgemmKernelGo is sgemmKernelGo for float64, the specification of the
 // float64 assembly micro-kernels.
 func dgemmKernelGo(mr, nr, k int, a, b, c []float64, ldc int, beta float64) {

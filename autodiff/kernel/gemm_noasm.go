@@ -31,3 +31,9 @@ func packA6(dst *float32, src *float32, lda int, kb int, scale float32) {
 func packA6T(dst *float32, src *float32, lda int, kb int, scale float32) {
 	packA6TGo(dst, src, lda, kb, scale)
 }
+
+func stridedKernels512() []stridedKernel  { return nil }
+func stridedKernelsAVX2() []stridedKernel { return nil }
+
+func rowKernel512() rowKernel  { return nil }
+func rowKernelAVX2() rowKernel { return nil }

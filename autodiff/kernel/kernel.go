@@ -67,7 +67,10 @@ const (
 // A and B are packed into contiguous, zero-padded panels (transposes are
 // resolved while packing), the product is computed block by block by a
 // register-blocked micro-kernel (assembly for float32 on amd64), and the
-// columns (or rows) of C are split over Threads goroutines.
+// columns (or rows) of C are split over Threads goroutines. The float32
+// assembly kernels read an operand where it is stored instead when its
+// layout allows (see directReads), and run the last columns of C on a
+// narrower kernel; the sums are the same either way.
 func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if gemmTrivial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return

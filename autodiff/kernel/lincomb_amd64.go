@@ -24,3 +24,16 @@ func addScaledAVX2(d, x []float64, a float64)
 //
 //go:noescape
 func addWidenedAVX2(d []float64, x []float32)
+
+// filterTransformAVX2 is filterTransformGo(u, stride, gv, 0, 4*groups, gm)
+// with gm holding a rows.
+//
+//go:noescape
+func filterTransformAVX2(u *float32, stride int, gv *float64, groups int, gm *float64, a int)
+
+// filterTransformAdjAVX2 is filterTransformAdjGo(out, dus, stride, 0,
+// 4*groups, gm) with gm holding a rows, for one partial sum (dus[0] at du0,
+// du1 nil) or two.
+//
+//go:noescape
+func filterTransformAdjAVX2(out *float32, du0, du1 *float32, stride, groups int, gm *float64, a int)

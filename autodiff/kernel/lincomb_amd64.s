@@ -95,3 +95,176 @@ widenloop:
 widendone:
 	VZEROUPPER
 	RET
+
+// func filterTransformAVX2(u *float32, stride int, gv *float64, groups int, gm *float64, a int)
+//
+// For each group of four filters (SI at its 9 rows of 4 doubles): for each
+// p (R8 at G[p]) the three t[p][j] in Y0-Y2, then for each q (R9 at G[q])
+// the value at DI, stride bytes (R11) apart from q to q. Y13-Y15 hold
+// G[p][0..2] broadcast; Y3-Y5 are scratch.
+TEXT ·filterTransformAVX2(SB), NOSPLIT, $0-48
+	MOVQ u+0(FP), BX
+	MOVQ stride+8(FP), R11
+	SHLQ $2, R11
+	MOVQ gv+16(FP), SI
+	MOVQ groups+24(FP), CX
+	MOVQ a+40(FP), R12
+ftgroup:
+	MOVQ gm+32(FP), R8
+	MOVQ BX, DI // position (p, 0) of the group
+	MOVQ R12, R13 // p counter
+ftp:
+	VBROADCASTSD 0(R8), Y13
+	VBROADCASTSD 8(R8), Y14
+	VBROADCASTSD 16(R8), Y15
+	VMULPD 0(SI), Y13, Y0
+	VMULPD 96(SI), Y14, Y3
+	VADDPD Y3, Y0, Y0
+	VMULPD 192(SI), Y15, Y3
+	VADDPD Y3, Y0, Y0
+	VMULPD 32(SI), Y13, Y1
+	VMULPD 128(SI), Y14, Y3
+	VADDPD Y3, Y1, Y1
+	VMULPD 224(SI), Y15, Y3
+	VADDPD Y3, Y1, Y1
+	VMULPD 64(SI), Y13, Y2
+	VMULPD 160(SI), Y14, Y3
+	VADDPD Y3, Y2, Y2
+	VMULPD 256(SI), Y15, Y3
+	VADDPD Y3, Y2, Y2
+	MOVQ gm+32(FP), R9
+	MOVQ R12, R14 // q counter
+ftq:
+	VBROADCASTSD 0(R9), Y4
+	VMULPD Y0, Y4, Y4
+	VBROADCASTSD 8(R9), Y5
+	VMULPD Y1, Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VBROADCASTSD 16(R9), Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VCVTPD2PSY Y4, X4
+	VMOVUPS X4, (DI)
+	ADDQ R11, DI
+	ADDQ $24, R9
+	DECQ R14
+	JNZ ftq
+	ADDQ $24, R8
+	DECQ R13
+	JNZ ftp
+	ADDQ $16, BX
+	ADDQ $288, SI
+	DECQ CX
+	JNZ ftgroup
+	VZEROUPPER
+	RET
+
+// func filterTransformAdjAVX2(out *float32, du0, du1 *float32, stride, groups int, gm *float64, a int)
+//
+// For each group of four filters: s (9 sums) in Y0-Y8; for each q (R8 at
+// G[q]) t[q][0..2] in Y9-Y11, summed over p (R9 at G[p]) from x in Y12,
+// read at SI (and R10 for du1), a*stride bytes (R12) apart from p to p.
+// Y13 and Y14 are scratch.
+TEXT ·filterTransformAdjAVX2(SB), NOSPLIT, $0-56
+	MOVQ out+0(FP), DI
+	MOVQ du0+8(FP), BX
+	MOVQ du1+16(FP), DX
+	MOVQ stride+24(FP), R11
+	SHLQ $2, R11
+	MOVQ groups+32(FP), CX
+	MOVQ a+48(FP), R12
+	IMULQ R11, R12 // a*stride bytes: from p to p+1
+fagroup:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	MOVQ gm+40(FP), R8
+	XORQ AX, AX // q*stride bytes
+	MOVQ a+48(FP), R13 // q counter
+faq:
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	LEAQ (BX)(AX*1), SI
+	LEAQ (DX)(AX*1), R10
+	MOVQ gm+40(FP), R9
+	MOVQ a+48(FP), R14 // p counter
+fap:
+	VXORPD Y12, Y12, Y12
+	VCVTPS2PD (SI), Y13
+	VADDPD Y13, Y12, Y12
+	CMPQ du1+16(FP), $0
+	JEQ faone
+	VCVTPS2PD (R10), Y13
+	VADDPD Y13, Y12, Y12
+faone:
+	VBROADCASTSD 0(R9), Y13
+	VMULPD Y12, Y13, Y13
+	VADDPD Y13, Y9, Y9
+	VBROADCASTSD 8(R9), Y13
+	VMULPD Y12, Y13, Y13
+	VADDPD Y13, Y10, Y10
+	VBROADCASTSD 16(R9), Y13
+	VMULPD Y12, Y13, Y13
+	VADDPD Y13, Y11, Y11
+	ADDQ R12, SI
+	ADDQ R12, R10
+	ADDQ $24, R9
+	DECQ R14
+	JNZ fap
+	VBROADCASTSD 0(R8), Y12
+	VBROADCASTSD 8(R8), Y13
+	VBROADCASTSD 16(R8), Y14
+	VMULPD Y9, Y12, Y15
+	VADDPD Y15, Y0, Y0
+	VMULPD Y9, Y13, Y15
+	VADDPD Y15, Y1, Y1
+	VMULPD Y9, Y14, Y15
+	VADDPD Y15, Y2, Y2
+	VMULPD Y10, Y12, Y15
+	VADDPD Y15, Y3, Y3
+	VMULPD Y10, Y13, Y15
+	VADDPD Y15, Y4, Y4
+	VMULPD Y10, Y14, Y15
+	VADDPD Y15, Y5, Y5
+	VMULPD Y11, Y12, Y15
+	VADDPD Y15, Y6, Y6
+	VMULPD Y11, Y13, Y15
+	VADDPD Y15, Y7, Y7
+	VMULPD Y11, Y14, Y15
+	VADDPD Y15, Y8, Y8
+	ADDQ R11, AX
+	ADDQ $24, R8
+	DECQ R13
+	JNZ faq
+	VCVTPD2PSY Y0, X0
+	VMOVUPS X0, 0(DI)
+	VCVTPD2PSY Y1, X1
+	VMOVUPS X1, 16(DI)
+	VCVTPD2PSY Y2, X2
+	VMOVUPS X2, 32(DI)
+	VCVTPD2PSY Y3, X3
+	VMOVUPS X3, 48(DI)
+	VCVTPD2PSY Y4, X4
+	VMOVUPS X4, 64(DI)
+	VCVTPD2PSY Y5, X5
+	VMOVUPS X5, 80(DI)
+	VCVTPD2PSY Y6, X6
+	VMOVUPS X6, 96(DI)
+	VCVTPD2PSY Y7, X7
+	VMOVUPS X7, 112(DI)
+	VCVTPD2PSY Y8, X8
+	VMOVUPS X8, 128(DI)
+	ADDQ $144, DI
+	ADDQ $16, BX
+	ADDQ $16, DX
+	DECQ CX
+	JNZ fagroup
+	VZEROUPPER
+	RET

@@ -16,3 +16,11 @@ func comb3To32AVX2(d []float32, r0, r1, r2 []float64, c *[3]float64) {
 func addScaledAVX2(d, x []float64, a float64) { panic("kernel: addScaledAVX2 without assembly") }
 
 func addWidenedAVX2(d []float64, x []float32) { panic("kernel: addWidenedAVX2 without assembly") }
+
+func filterTransformAVX2(u *float32, stride int, gv *float64, groups int, gm *float64, a int) {
+	panic("kernel: filterTransformAVX2 without assembly")
+}
+
+func filterTransformAdjAVX2(out *float32, du0, du1 *float32, stride, groups int, gm *float64, a int) {
+	panic("kernel: filterTransformAdjAVX2 without assembly")
+}

@@ -223,19 +223,43 @@ func WinogradOutAdj(t WinogradTile, dst []float32, stride int, src []float32, ro
 	winogradOutAdjGo(t, dst, stride, src, row, tiles)
 }
 
-// checkOffsets panics unless every offset o of offs leaves room for 8 lanes
-// in a buffer of n values, and stride and lanes fit a buffer of m values
-// holding lanes rows of len(offs) values.
-func checkOffsets(offs []int32, n int, stride, lanes, m int) {
+// Offsets is a table of lane offsets for Interleave8 and Deinterleave8:
+// for pixel p, the first of its eight lanes in an interleaved buffer. It
+// keeps the largest offset, so that the kernels check their bounds without
+// reading the table.
+type Offsets struct {
+	offs []int32
+	max  int // the largest offset, -1 for an empty table
+}
+
+// NewOffsets returns the table of offs, which must not be negative (it
+// panics otherwise). The table refers to offs, which must not change
+// afterwards.
+func NewOffsets(offs []int32) Offsets {
+	t := Offsets{offs: offs, max: -1}
+	for _, o := range offs {
+		if o < 0 {
+			panic(errOffsets)
+		}
+		t.max = max(t.max, int(o))
+	}
+	return t
+}
+
+// Len returns the number of pixels of the table.
+func (t Offsets) Len() int { return len(t.offs) }
+
+// checkOffsets panics unless every offset of t leaves room for 8 lanes in a
+// buffer of n values, and stride and lanes fit a buffer of m values
+// holding lanes rows of t.Len() values.
+func checkOffsets(t Offsets, n int, stride, lanes, m int) {
 	if lanes < 0 || lanes > Lanes {
 		panic(errLanes)
 	}
-	for _, o := range offs {
-		if o < 0 || int(o)+Lanes > n {
-			panic(errOffsets)
-		}
+	if t.max+Lanes > n {
+		panic(errOffsets)
 	}
-	if lanes > 0 && len(offs) > 0 && (stride < len(offs) || m < (lanes-1)*stride+len(offs)) {
+	if lanes > 0 && len(t.offs) > 0 && (stride < len(t.offs) || m < (lanes-1)*stride+len(t.offs)) {
 		panic(errPlanes)
 	}
 }
@@ -247,25 +271,25 @@ func checkOffsets(offs []int32, n int, stride, lanes, m int) {
 //
 // src holds the images' planes stride values apart. The offsets must not
 // make two pixels share a lane.
-func Interleave8(dst []float32, offs []int32, src []float32, stride, lanes int) {
+func Interleave8(dst []float32, offs Offsets, src []float32, stride, lanes int) {
 	checkOffsets(offs, len(dst), stride, lanes, len(src))
-	if lanes == Lanes && len(offs) >= Lanes && useAsm32() {
-		interleave8AVX2(&dst[0], &offs[0], &src[0], stride, len(offs))
+	if lanes == Lanes && len(offs.offs) >= Lanes && useAsm32() {
+		interleave8AVX2(&dst[0], &offs.offs[0], &src[0], stride, len(offs.offs))
 		return
 	}
-	interleave8Go(dst, offs, src, stride, lanes)
+	interleave8Go(dst, offs.offs, src, stride, lanes)
 }
 
 // Deinterleave8 is the inverse of Interleave8 for the first lanes lanes:
 //
 //	for p, o := range offs { for l < lanes { dst[l*stride+p] = src[o+l] } }
-func Deinterleave8(dst []float32, stride int, src []float32, offs []int32, lanes int) {
+func Deinterleave8(dst []float32, stride int, src []float32, offs Offsets, lanes int) {
 	checkOffsets(offs, len(src), stride, lanes, len(dst))
-	if lanes == Lanes && len(offs) >= Lanes && useAsm32() {
-		deinterleave8AVX2(&dst[0], stride, &src[0], &offs[0], len(offs))
+	if lanes == Lanes && len(offs.offs) >= Lanes && useAsm32() {
+		deinterleave8AVX2(&dst[0], stride, &src[0], &offs.offs[0], len(offs.offs))
 		return
 	}
-	deinterleave8Go(dst, stride, src, offs, lanes)
+	deinterleave8Go(dst, stride, src, offs.offs, lanes)
 }
 
 // Matrices returns Bᵀ (a x a), G (a x 3) and Aᵀ (m x a) of t.

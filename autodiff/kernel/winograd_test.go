@@ -380,7 +380,7 @@ func TestInterleave8(t *testing.T) {
 				bufLen := (c.h+2*c.pad+1)*c.row*Lanes + Lanes
 				dst := randSlice32(rng, bufLen)
 				keep := append([]float32(nil), dst...)
-				Interleave8(dst, offs, src, stride, lanes)
+				Interleave8(dst, NewOffsets(offs), src, stride, lanes)
 				touched := map[int]bool{}
 				for p, o := range offs {
 					for l := 0; l < Lanes; l++ {
@@ -401,7 +401,7 @@ func TestInterleave8(t *testing.T) {
 				}
 				back := randSlice32(rng, 8*stride)
 				keepBack := append([]float32(nil), back...)
-				Deinterleave8(back, stride, dst, offs, lanes)
+				Deinterleave8(back, stride, dst, NewOffsets(offs), lanes)
 				for l := 0; l < Lanes; l++ {
 					for p := 0; p < stride; p++ {
 						want := keepBack[l*stride+p]
@@ -421,7 +421,8 @@ func TestInterleave8(t *testing.T) {
 // TestWinogradPanics checks the argument validation of the Winograd kernels.
 func TestWinogradPanics(t *testing.T) {
 	buf := make([]float32, 4096)
-	offs := []int32{0, 8, 4090}
+	offs := NewOffsets([]int32{0, 8, 4090})
+	short := NewOffsets([]int32{0, 8})
 	for _, tc := range []struct {
 		name, msg string
 		f         func()
@@ -433,10 +434,11 @@ func TestWinogradPanics(t *testing.T) {
 		{"short src", errWinoShort, func() { WinogradIn(F4x4, buf, 8, buf[:200], 48, 1) }},
 		{"short dst", errWinoShort, func() { WinogradOutAdj(F4x4, buf[:35*8], 8, buf, 32, 1) }},
 		{"short adj dst", errWinoShort, func() { WinogradInAdj(F5x5, buf[:100], 56, buf, 8, 1) }},
-		{"lanes", errLanes, func() { Interleave8(buf, offs[:2], buf, 2, 9) }},
+		{"lanes", errLanes, func() { Interleave8(buf, short, buf, 2, 9) }},
 		{"offset", errOffsets, func() { Interleave8(buf, offs, buf, 3, 8) }},
-		{"plane stride", errPlanes, func() { Deinterleave8(buf, 1, buf, offs[:2], 8) }},
-		{"planes short", errPlanes, func() { Deinterleave8(buf[:9], 2, buf, offs[:2], 8) }},
+		{"negative offset", errOffsets, func() { NewOffsets([]int32{0, -8}) }},
+		{"plane stride", errPlanes, func() { Deinterleave8(buf, 1, buf, short, 8) }},
+		{"planes short", errPlanes, func() { Deinterleave8(buf[:9], 2, buf, short, 8) }},
 	} {
 		func() {
 			defer func() {
