@@ -32,19 +32,7 @@ import (
 // differentiated any number of times.
 func Conv2d[T kernel.Float](x, w, b *Tensor[T], stride, padding int) *Tensor[T] {
 	const op = "Conv2d"
-	if len(x.shape) != 4 || len(w.shape) != 4 {
-		shapePanic(op, "input must be [N, C, H, W] and filters [F, C, KH, KW]", x.shape, w.shape)
-	}
-	if x.shape[1] != w.shape[1] {
-		shapePanic(op, "input and filters have different channel counts", x.shape, w.shape)
-	}
-	if b != nil && (len(b.shape) != 1 || b.shape[0] != w.shape[0]) {
-		shapePanic(op, "bias must be [F]", w.shape, b.shape)
-	}
-	g, ok := newConvGeom(x.shape[1], x.shape[2], x.shape[3], w.shape[2], w.shape[3], stride, padding)
-	if !ok {
-		shapePanic(op, fmt.Sprintf("stride %d, padding %d: no output pixel", stride, padding), x.shape, w.shape)
-	}
+	g := convGeomOf(op, x, w, b, stride, padding)
 	return conv2dNode(&g, x, w, b)
 }
 
@@ -655,4 +643,24 @@ func convBackwardChunk[T kernel.Float](g *convGeom, f, m int, x, w, dyc, dx, dw 
 			}
 		})
 	}
+}
+
+// convGeomOf checks the shapes of a convolution's input x [N, C, H, W],
+// filters w [F, C, KH, KW] and bias b ([F] or nil), panicking in op's name
+// when they do not fit, and returns its geometry.
+func convGeomOf[T kernel.Float](op string, x, w, b *Tensor[T], stride, padding int) convGeom {
+	if len(x.shape) != 4 || len(w.shape) != 4 {
+		shapePanic(op, "input must be [N, C, H, W] and filters [F, C, KH, KW]", x.shape, w.shape)
+	}
+	if x.shape[1] != w.shape[1] {
+		shapePanic(op, "input and filters have different channel counts", x.shape, w.shape)
+	}
+	if b != nil && (len(b.shape) != 1 || b.shape[0] != w.shape[0]) {
+		shapePanic(op, "bias must be [F]", w.shape, b.shape)
+	}
+	g, ok := newConvGeom(x.shape[1], x.shape[2], x.shape[3], w.shape[2], w.shape[3], stride, padding)
+	if !ok {
+		shapePanic(op, fmt.Sprintf("stride %d, padding %d: no output pixel", stride, padding), x.shape, w.shape)
+	}
+	return g
 }

@@ -23,19 +23,7 @@ import (
 // three would record, so the block can be differentiated again.
 func Conv2dMaxPool[T kernel.Float](x, w, b *Tensor[T], stride, padding, kernelSize, poolStride int, ceilMode, relu bool) *Tensor[T] {
 	const op = "Conv2dMaxPool"
-	if len(x.shape) != 4 || len(w.shape) != 4 {
-		shapePanic(op, "input must be [N, C, H, W] and filters [F, C, KH, KW]", x.shape, w.shape)
-	}
-	if x.shape[1] != w.shape[1] {
-		shapePanic(op, "input and filters have different channel counts", x.shape, w.shape)
-	}
-	if b != nil && (len(b.shape) != 1 || b.shape[0] != w.shape[0]) {
-		shapePanic(op, "bias must be [F]", w.shape, b.shape)
-	}
-	g, ok := newConvGeom(x.shape[1], x.shape[2], x.shape[3], w.shape[2], w.shape[3], stride, padding)
-	if !ok {
-		shapePanic(op, fmt.Sprintf("stride %d, padding %d: no output pixel", stride, padding), x.shape, w.shape)
-	}
+	g := convGeomOf(op, x, w, b, stride, padding)
 	oh, ok1 := poolOutSize(g.oh, kernelSize, poolStride, ceilMode)
 	ow, ok2 := poolOutSize(g.ow, kernelSize, poolStride, ceilMode)
 	if !ok1 || !ok2 {
