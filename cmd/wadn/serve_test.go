@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wadn-go/wadn/internal/rawhttp"
 )
 
 // storedSweep are runs stored under results/amazon, a small sweep: two
@@ -193,21 +192,11 @@ func TestServe(t *testing.T) {
 // rawGet sends a request line as it is and returns the status and body.
 func rawGet(t *testing.T, addr, method, target string) (int, string) {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
+	code, body, err := rawhttp.Do(addr, method, target, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(30 * time.Second))
-	fmt.Fprintf(c, "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", method, target, addr)
-	req, _ := http.NewRequest(method, "http://"+addr+"/", nil)
-	resp, err := http.ReadResponse(bufio.NewReader(c), req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, target, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return code, body
 }
 
 // TestServeUsage: wadn serve refuses no directory, a negative refresh and

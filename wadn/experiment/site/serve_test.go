@@ -1,10 +1,7 @@
 package site
 
 import (
-	"bufio"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wadn-go/wadn/internal/rawhttp"
 	"github.com/wadn-go/wadn/wadn/experiment"
 	"github.com/wadn-go/wadn/wadn/experiment/figures"
 	"github.com/wadn-go/wadn/wadn/trainer"
@@ -102,23 +100,11 @@ func TestHandler(t *testing.T) {
 // response's status and body.
 func rawRequest(t *testing.T, addr, method, target string) (int, string) {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
+	code, body, err := rawhttp.Do(addr, method, target, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := fmt.Fprintf(c, "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", method, target, addr); err != nil {
-		t.Fatal(err)
-	}
-	req, _ := http.NewRequest(method, "http://"+addr+"/", nil)
-	resp, err := http.ReadResponse(bufio.NewReader(c), req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, target, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return code, body
 }
 
 // TestHandlerFollowsRuns: pages served while runs are written show an
