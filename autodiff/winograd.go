@@ -200,18 +200,18 @@ func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
 }
 
 // forwardChunks sets the chunks of a forward pass: one block each when a
-// block has at least as many columns as the micro-kernel's panel (several
-// tiles an image: the digits' 13x13 layer, 72 columns a block), winoCols
-// otherwise. The matrix V of a position ξ, which every panel of filters of
-// its product reads, then takes c x 72 values (18 KiB for 64 channels),
-// which stay in the first-level cache where two blocks' (36 KiB) do not.
-// The forward pass's results do not depend on its chunks: each column of
-// a product is a sum over the channels alone, whatever the other columns.
-// The backward pass keeps the chunks of winoCols, which give the order of
-// the filter gradient's sums.
+// block has at least half the columns winoCols aims at (several tiles an
+// image: the digits' 13x13 layer, 72 columns a block), winoCols' otherwise
+// (one tile an image: 8 columns a block, far too narrow a product). The
+// matrix V of a position ξ, which every panel of filters of its product
+// reads, then takes c x 72 values (18 KiB for 64 channels), which stay in
+// the first-level cache where two blocks' (36 KiB) do not. The forward
+// pass's results do not depend on its chunks: each column of a product is
+// a sum over the channels alone, whatever the other columns. The backward
+// pass keeps the chunks of winoCols, which give the order of the filter
+// gradient's sums.
 func (wg *winoGeom) forwardChunks() {
-	_, nr := kernel.MicroTile()
-	if perBlock := wg.tiles * kernel.Lanes; perBlock >= nr && winoForwardBlocks {
+	if perBlock := wg.tiles * kernel.Lanes; 2*perBlock >= winoCols && winoForwardBlocks {
 		wg.blocks, wg.cols = 1, perBlock
 	}
 }
