@@ -199,6 +199,27 @@ func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
 	return wg
 }
 
+// forwardChunks sets the chunks of a forward pass: one block each when a
+// block has at least half the columns winoCols aims at (several tiles an
+// image: the digits' 13x13 layer, 72 columns a block), winoCols' otherwise
+// (one tile an image: 8 columns a block, far too narrow a product). The
+// matrix V of a position ξ, which every panel of filters of its product
+// reads, then takes c x 72 values (18 KiB for 64 channels), which stay in
+// the first-level cache where two blocks' (36 KiB) do not. The forward
+// pass's results do not depend on its chunks: each column of a product is
+// a sum over the channels alone, whatever the other columns. The backward
+// pass keeps the chunks of winoCols, which give the order of the filter
+// gradient's sums.
+func (wg *winoGeom) forwardChunks() {
+	if perBlock := wg.tiles * kernel.Lanes; 2*perBlock >= winoCols && winoForwardBlocks {
+		wg.blocks, wg.cols = 1, perBlock
+	}
+}
+
+// winoForwardBlocks enables forwardChunks' chunks of one block; tests
+// clear it to run the forward pass on the chunks of winoCols.
+var winoForwardBlocks = true
+
 // winoChunk is one chunk of images: images [n0, n0+imgs) in blocks blocks,
 // cols columns.
 type winoChunk struct{ n0, imgs, blocks, cols int }
@@ -522,6 +543,7 @@ func shareOut(parts, n int, fn func(part, i int)) {
 // (winoFilter's u, a pooled buffer the caller releases), nil otherwise.
 func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32, keep bool, sink *convPool[float32]) (kept []float32) {
 	wg := newWinoGeom(g, tile)
+	wg.forwardChunks()
 	C, pos := g.c, wg.pos
 	us := winoUStride(f * C)
 	u := alloc[float32](pos * us)

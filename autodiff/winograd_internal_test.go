@@ -85,3 +85,53 @@ func TestConvKeptFilters(t *testing.T) {
 		}
 	}
 }
+
+// TestWinoForwardChunks checks that the forward pass has the same bits on
+// chunks of one block (forwardChunks) as on the chunks of winoCols, on 1
+// and 2 threads, with and without a pooled output, for layers of several
+// tiles an image (one-block chunks) and of one (the chunks of winoCols
+// either way).
+func TestWinoForwardChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	fill := func(k int) []float32 {
+		v := make([]float32, k)
+		for i := range v {
+			v[i] = rng.Float32() - 0.5
+		}
+		return v
+	}
+	for _, sz := range []struct{ n, c, h, f int }{{37, 16, 15, 24}, {21, 16, 7, 20}} {
+		g, ok := newConvGeom(sz.c, sz.h, sz.h, 3, 3, 1, 0)
+		if !ok {
+			t.Fatal("no geometry")
+		}
+		x, w, b := fill(sz.n*sz.c*sz.h*sz.h), fill(sz.f*sz.c*9), fill(sz.f)
+		for _, threads := range []int{1, 2} {
+			prev := kernel.SetThreads(threads)
+			run := func(blocks bool) (y, pooled []float32, idx []int32) {
+				defer func(p bool) { winoForwardBlocks = p }(winoForwardBlocks)
+				winoForwardBlocks = blocks
+				y = make([]float32, sz.n*sz.f*g.oh*g.ow)
+				winoForward(kernel.F5x5, &g, sz.n, sz.f, x, w, b, y, false, nil)
+				oh, ow := (g.oh+1)/2, (g.ow+1)/2
+				cp := &convPool[float32]{h: g.oh, w: g.ow, k: 2, s: 2, oh: oh, ow: ow, relu: true,
+					out: make([]float32, sz.n*sz.f*oh*ow), idx: make([]int32, sz.n*sz.f*oh*ow)}
+				winoForward(kernel.F5x5, &g, sz.n, sz.f, x, w, b, nil, false, cp)
+				return y, cp.out, cp.idx
+			}
+			wy, wp, wi := run(false)
+			gy, gp, gi := run(true)
+			for i := range wy {
+				if math.Float32bits(gy[i]) != math.Float32bits(wy[i]) {
+					t.Fatalf("%v, %d threads: y[%d] = %v on one-block chunks, %v on winoCols'", sz, threads, i, gy[i], wy[i])
+				}
+			}
+			for i := range wp {
+				if math.Float32bits(gp[i]) != math.Float32bits(wp[i]) || gi[i] != wi[i] {
+					t.Fatalf("%v, %d threads: pooled [%d] = %v at %d on one-block chunks, %v at %d on winoCols'", sz, threads, i, gp[i], gi[i], wp[i], wi[i])
+				}
+			}
+			kernel.SetThreads(prev)
+		}
+	}
+}

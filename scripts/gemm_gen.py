@@ -200,6 +200,108 @@ def kernel(isa, mr, nr, unroll, row=False):
     return out
 
 
+def kernel_zy(mr):
+    """The strided AVX-512 kernel of an mr x 24 tile: each row of the tile
+    is a 512-bit vector of 16 columns and a 256-bit vector of 8. The 256-bit
+    operations use registers below 16 only (VEX encodings), so the kernel
+    needs AVX-512F and no more; each lane runs the same fused multiply-adds
+    as in a kernel of vectors of one width."""
+    nr = 24
+    zacc = lambda i: "Z%d" % (16 + i)
+    yacc = lambda i: "Y%d" % i
+    zrow, yrow = "Z%d" % (16 + mr), "Y%d" % mr
+    bcast = list(range(mr + 1, 16))
+    if mr > 8 or len(bcast) < 2:
+        sys.exit("kernel %dx24: too few registers" % mr)
+    out = []
+    e = out.append
+    e("")
+    name = "sgemmStrided%dx%d" % (mr, nr)
+    e("// func %s(k int, a *float32, ars, acs int, b *float32, brs int, c *float32, ldc int, beta float32)" % name)
+    e("//")
+    e("// Each row of the tile: columns 0-15 in Z%d-Z%d, columns 16-23 in Y0-Y%d." % (16, 15 + mr, mr - 1))
+    e("TEXT ·%s(SB), NOSPLIT, $8-68" % name)
+    e("\tMXCSR_FLUSH_ON")
+    e("\tMOVQ ars+16(FP), R10")
+    e("\tSHLQ $2, R10")
+    e("\tLEAQ (R10)(R10*2), R11")
+    e("\tMOVQ acs+24(FP), R13")
+    e("\tSHLQ $2, R13")
+    e("\tMOVQ brs+40(FP), SI")
+    e("\tSHLQ $2, SI")
+    e("\tMOVQ ldc+56(FP), DX")
+    e("\tSHLQ $2, DX")
+    e("\tMOVQ k+0(FP), CX")
+    e("\tMOVQ a+8(FP), AX")
+    e("\tLEAQ (AX)(R10*4), R12")
+    e("\tMOVQ b+32(FP), BX")
+    e("\tMOVQ c+48(FP), DI")
+    for i in range(mr):
+        e("\tVPXORD %s, %s, %s" % (zacc(i), zacc(i), zacc(i)))
+        e("\tVXORPS %s, %s, %s" % (yacc(i), yacc(i), yacc(i)))
+    e("\tMOVQ DI, R8")
+    for i in range(mr):
+        e("\tPREFETCHT0 (R8)")
+        e("\tPREFETCHT0 64(R8)")
+        if i < mr - 1:
+            e("\tADDQ DX, R8")
+
+    def step():
+        e("\tVMOVUPS (BX), %s" % zrow)
+        e("\tVMOVUPS 64(BX), %s" % yrow)
+        for i in range(mr):
+            v = bcast[i % len(bcast)]
+            e("\tVBROADCASTSS %s, Z%d" % (row_addr(i), v))
+            e("\tVFMADD231PS %s, Z%d, %s" % (zrow, v, zacc(i)))
+            e("\tVFMADD231PS %s, Y%d, %s" % (yrow, v, yacc(i)))
+        e("\tADDQ SI, BX")
+        e("\tADDQ R13, AX")
+        e("\tADDQ R13, R12")
+
+    unroll = 2
+    e("\tCMPQ CX, $%d" % unroll)
+    e("\tJLT tail")
+    e("loop:")
+    for _ in range(unroll):
+        step()
+    e("\tSUBQ $%d, CX" % unroll)
+    e("\tCMPQ CX, $%d" % unroll)
+    e("\tJGE loop")
+    e("tail:")
+    e("\tTESTQ CX, CX")
+    e("\tJEQ done")
+    e("loop1:")
+    step()
+    e("\tDECQ CX")
+    e("\tJNZ loop1")
+    e("done:")
+    e("\tMOVL beta+64(FP), R9")
+    e("\tTESTL $0x7fffffff, R9")
+    e("\tJNZ accumulate")
+    for i in range(mr):
+        e("\tVMOVUPS %s, (DI)" % zacc(i))
+        e("\tVMOVUPS %s, 64(DI)" % yacc(i))
+        if i < mr - 1:
+            e("\tADDQ DX, DI")
+    e("\tVZEROUPPER")
+    e("\tMXCSR_RESTORE")
+    e("\tRET")
+    e("accumulate:")
+    beta = bcast[-1]
+    e("\tVBROADCASTSS beta+64(FP), Z%d" % beta)
+    for i in range(mr):
+        e("\tVFMADD231PS (DI), Z%d, %s" % (beta, zacc(i)))
+        e("\tVMOVUPS %s, (DI)" % zacc(i))
+        e("\tVFMADD231PS 64(DI), Y%d, %s" % (beta, yacc(i)))
+        e("\tVMOVUPS %s, 64(DI)" % yacc(i))
+        if i < mr - 1:
+            e("\tADDQ DX, DI")
+    e("\tVZEROUPPER")
+    e("\tMXCSR_RESTORE")
+    e("\tRET")
+    return out
+
+
 KERNELS = [
     (AVX512, 8, 48, 2),
     (AVX512, 8, 32, 2),
@@ -220,6 +322,9 @@ def main():
     lines = [HEADER]
     for isa, mr, nr, unroll in KERNELS:
         lines.extend(kernel(isa, mr, nr, unroll))
+    # AVX-512's kernel of 24 columns, for the last panels of 17 to 24
+    # columns (the 20 columns of x Wᵀ swapped for batches of 20).
+    lines.extend(kernel_zy(8))
     for isa, mr, nr, unroll in ROWS:
         lines.extend(kernel(isa, mr, nr, unroll, row=True))
     path = os.path.join(root, "autodiff", "kernel", "gemm_strided_amd64.s")

@@ -17,6 +17,12 @@ func sgemmStrided8x48(k int, a *float32, ars, acs int, b *float32, brs int, c *f
 //go:noescape
 func sgemmStrided8x32(k int, a *float32, ars, acs int, b *float32, brs int, c *float32, ldc int, beta float32)
 
+// sgemmStrided8x24 is sgemmStridedGo(8, 24, ...) in AVX-512F: each row
+// of the tile is a vector of 16 columns and one of 8.
+//
+//go:noescape
+func sgemmStrided8x24(k int, a *float32, ars, acs int, b *float32, brs int, c *float32, ldc int, beta float32)
+
 // sgemmStrided8x16 is sgemmStridedGo(8, 16, ...) in AVX-512F.
 //
 //go:noescape
@@ -49,7 +55,7 @@ func rowKernelAVX2() rowKernel { return sgemmRow6x16 }
 
 // The strided kernels of the two implementations, widest first.
 var (
-	strided512  = []stridedKernel{{48, sgemmStrided8x48}, {32, sgemmStrided8x32}, {16, sgemmStrided8x16}}
+	strided512  = []stridedKernel{{48, sgemmStrided8x48}, {32, sgemmStrided8x32}, {24, sgemmStrided8x24}, {16, sgemmStrided8x16}}
 	stridedAVX2 = []stridedKernel{{16, sgemmStrided6x16}, {8, sgemmStrided6x8}}
 )
 

@@ -67,6 +67,33 @@ func AddWidened(d []float64, x []float32) {
 	addWidenedGo(d[n:], x[n:])
 }
 
+// Blend32 is
+//
+//	for k, v := range x { d[k] = float32(r*d[k]) + float32(q*v) }
+//
+// the float32 kernel of a moving average (d the average, x the new values):
+// each product is rounded before the sum, never a fused multiply-add, so
+// the AVX2 assembly and the Go loop give the same bits (a NaN stays a NaN,
+// its payload aside).
+func Blend32(d, x []float32, r, q float32) {
+	checkLen2(len(d), len(x))
+	n := 0
+	if useAsm32() {
+		n = len(d) &^ 7
+	}
+	if n > 0 {
+		blend32AVX2(d[:n], x[:n], r, q)
+	}
+	blend32Go(d[n:], x[n:], r, q)
+}
+
+// blend32Go is blend32AVX2 and the twin of Blend32.
+func blend32Go(d, x []float32, r, q float32) {
+	for k, v := range x {
+		d[k] = float32(r*d[k]) + float32(q*v)
+	}
+}
+
 // comb3Go is comb3AVX2 and the twin of Comb3 (the conversions round each
 // product, so that no compiler fuses a multiply and an add).
 func comb3Go(d, r0, r1, r2 []float64, c [3]float64) {

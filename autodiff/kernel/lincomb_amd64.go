@@ -2,8 +2,8 @@
 
 package kernel
 
-// The AVX2 linear-combination kernels. Slice lengths are multiples of 4 and
-// equal; each is specified by its Go twin in lincomb.go.
+// The AVX2 linear-combination kernels. Slice lengths are multiples of 4 (8
+// for blend32AVX2) and equal; each is specified by its Go twin in lincomb.go.
 
 // comb3AVX2 is comb3Go(d, r0, r1, r2, *c).
 //
@@ -24,6 +24,11 @@ func addScaledAVX2(d, x []float64, a float64)
 //
 //go:noescape
 func addWidenedAVX2(d []float64, x []float32)
+
+// blend32AVX2 is blend32Go, on lengths that are multiples of 8.
+//
+//go:noescape
+func blend32AVX2(d, x []float32, r, q float32)
 
 // filterTransformAVX2 is filterTransformGo(u, stride, gv, 0, 4*groups, gm)
 // with gm holding a rows.

@@ -96,6 +96,29 @@ widendone:
 	VZEROUPPER
 	RET
 
+// func blend32AVX2(d, x []float32, r, q float32)
+//
+// Eight values a step: Y0 = r*d, Y1 = q*x, d = Y0 + Y1, each rounded.
+TEXT ·blend32AVX2(SB), NOSPLIT, $0-56
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ x_base+24(FP), SI
+	VBROADCASTSS r+48(FP), Y14
+	VBROADCASTSS q+52(FP), Y15
+	XORQ AX, AX
+blendloop:
+	CMPQ AX, CX
+	JGE blenddone
+	VMULPS (DI)(AX*4), Y14, Y0
+	VMULPS (SI)(AX*4), Y15, Y1
+	VADDPS Y1, Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP blendloop
+blenddone:
+	VZEROUPPER
+	RET
+
 // func filterTransformAVX2(u *float32, stride int, gv *float64, groups int, gm *float64, a int)
 //
 // For each group of four filters (SI at its 9 rows of 4 doubles): for each

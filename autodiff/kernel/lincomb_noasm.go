@@ -17,6 +17,8 @@ func addScaledAVX2(d, x []float64, a float64) { panic("kernel: addScaledAVX2 wit
 
 func addWidenedAVX2(d []float64, x []float32) { panic("kernel: addWidenedAVX2 without assembly") }
 
+func blend32AVX2(d, x []float32, r, q float32) { panic("kernel: blend32AVX2 without assembly") }
+
 func filterTransformAVX2(u *float32, stride int, gv *float64, groups int, gm *float64, a int) {
 	panic("kernel: filterTransformAVX2 without assembly")
 }

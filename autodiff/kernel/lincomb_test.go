@@ -64,6 +64,46 @@ func TestLinComb(t *testing.T) {
 	})
 }
 
+// TestBlend32 checks Blend32 bit for bit against its reference loop under
+// every implementation, on lengths with and without a tail of fewer than 8
+// elements, on values spanning many binades, subnormals (which it must not
+// flush), zeros of both signs, infinities and NaNs (whose payloads it need
+// not keep).
+func TestBlend32(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(23, 24))
+		specials := []float32{0, float32(math.Copysign(0, -1)), math.SmallestNonzeroFloat32, -3 * math.SmallestNonzeroFloat32,
+			1e-38, -1.1e-38, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.MaxFloat32}
+		for _, n := range []int{0, 1, 7, 8, 9, 16, 100, 259, 1027} {
+			row := func() []float32 {
+				x := make([]float32, n)
+				for k := range x {
+					if rng.IntN(8) == 0 {
+						x[k] = specials[rng.IntN(len(specials))]
+						continue
+					}
+					x[k] = float32(rng.NormFloat64() * math.Ldexp(1, rng.IntN(60)-30))
+				}
+				return x
+			}
+			for _, rq := range [][2]float32{{0.9995, 1 - 0.9995}, {0.5, 0.5}, {1e-20, 3e-20}, {0, 1}} {
+				d, x := row(), row()
+				want := append([]float32(nil), d...)
+				for k, v := range x {
+					want[k] = float32(rq[0]*want[k]) + float32(rq[1]*v)
+				}
+				Blend32(d, x, rq[0], rq[1])
+				for k := range want {
+					g, w := d[k], want[k]
+					if math.Float32bits(g) != math.Float32bits(w) && !(g != g && w != w) {
+						t.Fatalf("Blend32 n=%d r=%v: [%d] = %v, want %v", n, rq[0], k, g, w)
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestLinCombLengths checks that the kernels refuse slices of different
 // lengths.
 func TestLinCombLengths(t *testing.T) {
@@ -73,6 +113,7 @@ func TestLinCombLengths(t *testing.T) {
 		"Comb3To32":  func() { Comb3To32(make([]float32, 4), a, b, a, [3]float64{}) },
 		"AddScaled":  func() { AddScaled(a, b, 1) },
 		"AddWidened": func() { AddWidened(a, make([]float32, 5)) },
+		"Blend32":    func() { Blend32(make([]float32, 4), make([]float32, 5), 1, 0) },
 	} {
 		func() {
 			defer func() {

@@ -34,7 +34,8 @@ func (a *average) rate(n int) float64 {
 	return min(a.decay, float64(n+1)/float64(n+2))
 }
 
-// update folds the parameters into their averages after n earlier updates:
+// update folds the parameters into their averages after n earlier updates
+// (kernel.Blend32):
 // s = float32(r*s) + float32((1-r)*p), each product rounded to float32
 // before the sum, so that no platform fuses it (the same bits everywhere).
 //
@@ -49,9 +50,7 @@ func (a *average) update(n int) {
 		parts := max(1, min(kernel.Threads(), len(d)/averageSplit))
 		kernel.Parallel(parts, func(j int) {
 			lo, hi := len(d)*j/parts, len(d)*(j+1)/parts
-			for k, v := range d[lo:hi] {
-				s[lo+k] = float32(r*s[lo+k]) + float32(q*v)
-			}
+			kernel.Blend32(s[lo:hi], d[lo:hi], r, q)
 		})
 	}
 }
