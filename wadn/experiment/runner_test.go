@@ -8,8 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -220,10 +221,30 @@ func TestResumeUnfinished(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	rn := &Runner{Out: out, Jobs: 2}
-	var steps atomic.Int32 // the runs report from their goroutines
-	rn.Progress = func(*Spec, method.Progress) {
-		if steps.Add(1) == 4 { // both runs started, neither finished (8 steps each)
+	// The first report of each run waits until the other run has reported
+	// too, and the second first report cancels: both runs are interrupted
+	// after their first step (of 8), however the two are scheduled.
+	var mu sync.Mutex // the runs report from their goroutines
+	started := map[uint64]bool{}
+	both := make(chan struct{})
+	rn.Progress = func(s *Spec, _ method.Progress) {
+		mu.Lock()
+		first := !started[s.Seed]
+		started[s.Seed] = true
+		n := len(started)
+		mu.Unlock()
+		if !first {
+			return
+		}
+		if n == 2 {
 			cancel()
+			close(both)
+			return
+		}
+		select {
+		case <-both:
+		case <-time.After(2 * time.Minute):
+			t.Errorf("seed %d: the other run did not start within 2 minutes", s.Seed)
 		}
 	}
 	if _, err := rn.Run(ctx, smallSpecs(t, "wadn", []uint64{0, 1}, set)); !errors.Is(err, trainer.ErrInterrupted) {
