@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -234,6 +235,7 @@ func gemmBlocks[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, tra
 	mr, nr := bl.mr, bl.nr
 	tile := s.tile[:mr*nr]
 	kc := kBlock(bl, k)
+	var work yielder
 	for jc := 0; jc < n; {
 		// Take the rest of the columns if they exceed nc by at most a
 		// quarter, rather than leave a thin last block that repacks all of A
@@ -251,6 +253,7 @@ func gemmBlocks[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, tra
 			}
 			for ic := 0; ic < m; ic += bl.mc {
 				mb := min(bl.mc, m-ic)
+				work.done(mb * nb * kb)
 				sa := s.a
 				if pa != nil {
 					// The k block starting at pc, then rows from ic on.
@@ -605,4 +608,26 @@ func putScratch[T Float](s *scratch[T]) {
 	scratchFree.Lock()
 	scratchFree.list = append(scratchFree.list, s.raw)
 	scratchFree.Unlock()
+}
+
+// yieldWork is the number of multiply-adds a product does between yields
+// of its processor (about a millisecond at the kernels' speed).
+const yieldWork = 1 << 26
+
+// yielder counts a product's multiply-adds and yields the processor, with
+// runtime.Gosched, after every yieldWork of them. The assembly kernels are
+// not points where the scheduler can preempt a goroutine, and the loops
+// around them call no function that checks for preemption, so without it a
+// product of seconds on every processor would keep the goroutines that
+// handle signals (an interrupt) and the garbage collector's stops waiting
+// until it ends. Products of less than yieldWork never yield.
+type yielder struct{ n int }
+
+// done counts n multiply-adds, yielding when their total reaches yieldWork.
+func (y *yielder) done(n int) {
+	y.n += n
+	if y.n >= yieldWork {
+		y.n = 0
+		runtime.Gosched()
+	}
 }

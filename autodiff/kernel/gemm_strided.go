@@ -78,6 +78,7 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 	tile := s.tile[:mr*nr]
 	kc := kBlock(bl, k)
 	const t8 = true
+	var work yielder
 	for jc := 0; jc < n; {
 		nb := min(bl.nc, n-jc)
 		if n-jc <= ncMax(bl.nc) {
@@ -100,6 +101,7 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 			}
 			for ic := 0; ic < m; ic += bl.mc {
 				mb := min(bl.mc, m-ic)
+				work.done(mb * nb * kb)
 				fullM := mb / mr * mr
 				var sa []float32
 				switch {
