@@ -208,34 +208,40 @@ func usageError(fs *flag.FlagSet, format string, a ...any) error {
 // benchMatmul times C = A*B (with the requested transposes) in float32: one
 // warm-up run that also touches every page, then runs timed runs.
 func benchMatmul(ctx context.Context, m, k, n int, transA, transB bool, runs int) (benchResult, error) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	fill := func(x []float32) {
-		for i := range x {
-			x[i] = float32(rng.Float64()*2 - 1)
-		}
-	}
-	a := make([]float32, m*k)
-	b := make([]float32, k*n)
-	c := make([]float32, m*n)
-	fill(a)
-	fill(b)
-	lda, ldb := k, n
-	if transA {
-		lda = m
-	}
-	if transB {
-		ldb = k
-	}
-	gemm := func() { kernel.Gemm(transA, transB, m, n, k, 1, a, lda, b, ldb, 0, c, n) }
-	gemm()
 	secs := make([]float64, runs)
-	for i := range secs {
-		if err := ctx.Err(); err != nil {
-			return benchResult{}, err
+	err := untilDone(ctx, func() error {
+		rng := rand.New(rand.NewPCG(1, 1))
+		fill := func(x []float32) {
+			for i := range x {
+				x[i] = float32(rng.Float64()*2 - 1)
+			}
 		}
-		start := time.Now()
+		a := make([]float32, m*k)
+		b := make([]float32, k*n)
+		c := make([]float32, m*n)
+		fill(a)
+		fill(b)
+		lda, ldb := k, n
+		if transA {
+			lda = m
+		}
+		if transB {
+			ldb = k
+		}
+		gemm := func() { kernel.Gemm(transA, transB, m, n, k, 1, a, lda, b, ldb, 0, c, n) }
 		gemm()
-		secs[i] = time.Since(start).Seconds()
+		for i := range secs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			start := time.Now()
+			gemm()
+			secs[i] = time.Since(start).Seconds()
+		}
+		return nil
+	})
+	if err != nil {
+		return benchResult{}, err
 	}
 	slices.Sort(secs)
 	flops := 2 * float64(m) * float64(n) * float64(k)
@@ -274,20 +280,42 @@ func benchPeak() peakResult {
 func timeRuns(ctx context.Context, runs, reps int, pass func() error) (secs, peaks []float64, err error) {
 	t := kernel.Threads()
 	secs, peaks = make([]float64, runs), make([]float64, runs)
-	for i := range secs {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		peaks[i] = kernel.FMAPeak(t, peakTime)
-		start := time.Now()
-		for range reps {
-			if err := pass(); err != nil {
-				return nil, nil, err
+	err = untilDone(ctx, func() error {
+		for i := range secs {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
+			peaks[i] = kernel.FMAPeak(t, peakTime)
+			start := time.Now()
+			for range reps {
+				if err := pass(); err != nil {
+					return err
+				}
+			}
+			secs[i] = time.Since(start).Seconds() / float64(reps)
 		}
-		secs[i] = time.Since(start).Seconds() / float64(reps)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return secs, peaks, nil
+}
+
+// untilDone runs timed work in a goroutine of its own and returns its
+// error, or ctx's as soon as ctx is done: a product or a pass that takes
+// seconds (a large matmul, the Go kernels) does not hold up an interrupt.
+// The work, left running, must touch nothing the caller reads after an
+// early return; the process ends soon after.
+func untilDone(ctx context.Context, work func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- work() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // peakRatio returns the median over the runs of the rate of flops

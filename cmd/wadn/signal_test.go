@@ -70,7 +70,10 @@ func TestSignalsStopEveryCommand(t *testing.T) {
 		ready string // a line of stderr that says the work is under way ("": wait a moment)
 	}{
 		{"audit", []string{"audit"}, ""},
-		{"bench", []string{"bench", "matmul", "--m", "3000", "--k", "3000", "--n", "3000", "--runs", "100"}, ""},
+		// 250 GFLOP a product: over a second at any speed here, so the
+		// interrupt must not wait for the product (nor for the filling of
+		// its operands) to end.
+		{"bench", []string{"bench", "matmul", "--m", "5000", "--k", "5000", "--n", "5000", "--runs", "100"}, ""},
 		{"compare", []string{"compare", fifo, ckpt}, ""},
 		{"data", []string{"data", "verify", "--data", blocked}, ""},
 		{"export", []string{"export", fifo, "--out", out("export")}, ""},
