@@ -73,6 +73,27 @@ def row_addr(i):
     return ["(%s)" % base, "(%s)(R10*1)" % base, "(%s)(R10*2)" % base, "(%s)(R11*1)" % base][i % 4]
 
 
+def k_loop(e, step, unroll):
+    """Emit the loop over the k values left in CX: unroll steps at a time,
+    then one at a time, ending at the label done."""
+    e("\tCMPQ CX, $%d" % unroll)
+    e("\tJLT tail")
+    e("loop:")
+    for _ in range(unroll):
+        step()
+    e("\tSUBQ $%d, CX" % unroll)
+    e("\tCMPQ CX, $%d" % unroll)
+    e("\tJGE loop")
+    e("tail:")
+    e("\tTESTQ CX, CX")
+    e("\tJEQ done")
+    e("loop1:")
+    step()
+    e("\tDECQ CX")
+    e("\tJNZ loop1")
+    e("done:")
+
+
 def kernel(isa, mr, nr, unroll, row=False):
     """The strided kernel of an mr x nr tile, or with row set the kernel
     of a row of panels tiles: tile t reads B from b + t*bps and writes C
@@ -147,22 +168,7 @@ def kernel(isa, mr, nr, unroll, row=False):
         e("\tADDQ R13, AX")
         e("\tADDQ R13, R12")
 
-    e("\tCMPQ CX, $%d" % unroll)
-    e("\tJLT tail")
-    e("loop:")
-    for _ in range(unroll):
-        step()
-    e("\tSUBQ $%d, CX" % unroll)
-    e("\tCMPQ CX, $%d" % unroll)
-    e("\tJGE loop")
-    e("tail:")
-    e("\tTESTQ CX, CX")
-    e("\tJEQ done")
-    e("loop1:")
-    step()
-    e("\tDECQ CX")
-    e("\tJNZ loop1")
-    e("done:")
+    k_loop(e, step, unroll)
     e("\tMOVL %s, R9" % betaArg)
     e("\tTESTL $0x7fffffff, R9")
     e("\tJNZ accumulate")
@@ -259,22 +265,7 @@ def kernel_zy(mr):
         e("\tADDQ R13, R12")
 
     unroll = 2
-    e("\tCMPQ CX, $%d" % unroll)
-    e("\tJLT tail")
-    e("loop:")
-    for _ in range(unroll):
-        step()
-    e("\tSUBQ $%d, CX" % unroll)
-    e("\tCMPQ CX, $%d" % unroll)
-    e("\tJGE loop")
-    e("tail:")
-    e("\tTESTQ CX, CX")
-    e("\tJEQ done")
-    e("loop1:")
-    step()
-    e("\tDECQ CX")
-    e("\tJNZ loop1")
-    e("done:")
+    k_loop(e, step, unroll)
     e("\tMOVL beta+64(FP), R9")
     e("\tTESTL $0x7fffffff, R9")
     e("\tJNZ accumulate")
