@@ -73,6 +73,22 @@ def row_addr(i):
     return ["(%s)" % base, "(%s)(R10*1)" % base, "(%s)(R10*2)" % base, "(%s)(R11*1)" % base][i % 4]
 
 
+def strides(e, ldcArg):
+    """Emit the kernels' prologue: flush-to-zero on, and the strides in
+    bytes: ars in R10 (3*ars in R11), acs in R13, brs in SI, ldc (read
+    from ldcArg) in DX."""
+    e("\tMXCSR_FLUSH_ON")
+    e("\tMOVQ ars+16(FP), R10")
+    e("\tSHLQ $2, R10")
+    e("\tLEAQ (R10)(R10*2), R11")
+    e("\tMOVQ acs+24(FP), R13")
+    e("\tSHLQ $2, R13")
+    e("\tMOVQ brs+40(FP), SI")
+    e("\tSHLQ $2, SI")
+    e("\tMOVQ %s, DX" % ldcArg)
+    e("\tSHLQ $2, DX")
+
+
 def k_loop(e, step, unroll):
     """Emit the loop over the k values left in CX: unroll steps at a time,
     then one at a time, ending at the label done."""
@@ -119,16 +135,7 @@ def kernel(isa, mr, nr, unroll, row=False):
         e("// func %s(k int, a *float32, ars, acs int, b *float32, brs int, c *float32, ldc int, beta float32)" % name)
         e("TEXT ·%s(SB), NOSPLIT, $8-68" % name)
         cArg, ldcArg, betaArg = "c+48(FP)", "ldc+56(FP)", "beta+64(FP)"
-    e("\tMXCSR_FLUSH_ON")
-    e("\tMOVQ ars+16(FP), R10")
-    e("\tSHLQ $2, R10")
-    e("\tLEAQ (R10)(R10*2), R11")
-    e("\tMOVQ acs+24(FP), R13")
-    e("\tSHLQ $2, R13")
-    e("\tMOVQ brs+40(FP), SI")
-    e("\tSHLQ $2, SI")
-    e("\tMOVQ %s, DX" % ldcArg)
-    e("\tSHLQ $2, DX")
+    strides(e, ldcArg)
     if row:
         e("\tMOVQ b+32(FP), R8")
         e("\tMOVQ R8, bpanel-16(SP)")
@@ -227,16 +234,7 @@ def kernel_zy(mr):
     e("//")
     e("// Each row of the tile: columns 0-15 in Z%d-Z%d, columns 16-23 in Y0-Y%d." % (16, 15 + mr, mr - 1))
     e("TEXT ·%s(SB), NOSPLIT, $8-68" % name)
-    e("\tMXCSR_FLUSH_ON")
-    e("\tMOVQ ars+16(FP), R10")
-    e("\tSHLQ $2, R10")
-    e("\tLEAQ (R10)(R10*2), R11")
-    e("\tMOVQ acs+24(FP), R13")
-    e("\tSHLQ $2, R13")
-    e("\tMOVQ brs+40(FP), SI")
-    e("\tSHLQ $2, SI")
-    e("\tMOVQ ldc+56(FP), DX")
-    e("\tSHLQ $2, DX")
+    strides(e, "ldc+56(FP)")
     e("\tMOVQ k+0(FP), CX")
     e("\tMOVQ a+8(FP), AX")
     e("\tLEAQ (AX)(R10*4), R12")
