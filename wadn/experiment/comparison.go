@@ -93,16 +93,18 @@ func (rep *Report) Comparisons() []Comparison {
 		for _, m := range order {
 			var means []float64
 			ours := map[string]bool{}
+			onPaper := true
 			for _, t := range c.Targets {
 				if r, ok := cells[g][t][m]; ok {
 					means = append(means, r.Mean)
 					ours[t] = true
+					onPaper = onPaper && r.paperTask()
 				}
 			}
 			var a Average
 			a.Mean, _ = MeanStd(means)
 			a.N = len(means)
-			if p, ok := paperAverage(g.sc, g.ds, method[m]); ok {
+			if p, ok := paperAverage(g.sc, g.ds, method[m]); ok && onPaper {
 				a.Paper, a.PaperCovered = &p, coversPaper(g.sc, g.ds, ours)
 			}
 			c.Averages = append(c.Averages, a)

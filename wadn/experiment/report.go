@@ -516,9 +516,23 @@ func (row *Row) fill() {
 			}
 		}
 	}
+	if !row.paperTask() {
+		return
+	}
 	if v, ok := published(row.Scenario, row.Dataset, row.Method, row.Target); ok {
 		row.Published = &v
 	}
+}
+
+// paperTask reports whether every run of the row trains on the paper's task
+// (Spec.PaperTask), the one its numbers are for.
+func (row *Row) paperTask() bool {
+	for _, r := range row.runs {
+		if !r.Spec.PaperTask() {
+			return false
+		}
+	}
+	return true
 }
 
 // alphaErrors returns the final alpha's error per source: the mean absolute
@@ -607,12 +621,15 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	sums := map[key][]float64{}
 	pubs := map[key][]float64{}
 	targets := map[key]map[string]bool{}
+	paper := map[key]bool{} // whether every row of the key is on the paper's task
 	for _, r := range rep.Rows {
 		k := key{r.Scenario, r.Dataset, r.Method, r.Name()}
 		if _, ok := sums[k]; !ok {
 			order = append(order, k)
 			targets[k] = map[string]bool{}
+			paper[k] = true
 		}
+		paper[k] = paper[k] && r.paperTask()
 		targets[k][r.Target] = true
 		sums[k] = append(sums[k], r.Mean)
 		pub, diff := "-", "-"
@@ -642,12 +659,13 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	for _, k := range order {
 		m, _ := MeanStd(sums[k])
 		pub, diff := "-", "-"
-		// Over every target of the paper's table, its average (the printed
-		// one, as in the comparison); over some, the mean of its numbers
-		// for the row's targets, or else its average over all its targets,
-		// said so.
+		// None for runs off the paper's task (Spec.PaperTask). Over every
+		// target of the paper's table, its average (the printed one, as in
+		// the comparison); over some, the mean of its numbers for the row's
+		// targets, or else its average over all its targets, said so.
 		pm, ok, label := 0.0, false, ""
 		switch p := pubs[k]; {
+		case !paper[k]:
 		case coversPaper(k.sc, k.ds, targets[k]):
 			pm, ok = paperAverage(k.sc, k.ds, k.m)
 		case len(p) == len(sums[k]):

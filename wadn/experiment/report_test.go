@@ -351,6 +351,107 @@ func TestComparisonPaperAverage(t *testing.T) {
 	}
 }
 
+// TestReportPaperTask checks that a row is set beside the paper's number
+// only when its runs train on the paper's task: a method's own setting
+// keeps the comparison, a changed shift or labelled share or a chosen list
+// of sources (another task) loses it, in the rows, the averages and the
+// comparison table.
+func TestReportPaperTask(t *testing.T) {
+	targets := []string{"books", "dvd", "electronics", "kitchen"}
+	for _, tc := range []struct {
+		name  string
+		sc    data.Scenario
+		set   map[string]string
+		paper bool
+	}{
+		{"defaults", data.UDA, nil, true},
+		{"a method setting", data.UDA, map[string]string{"c0": "0.05"}, true},
+		{"the default shift, written", data.UDA, map[string]string{"shift": "0.5"}, true},
+		{"no shift", data.UDA, map[string]string{"shift": "0"}, false},
+		{"another shift", data.UDA, map[string]string{"shift": "0.8"}, false},
+		{"another labelled share", data.Limited, map[string]string{"label-fraction": "0.03"}, false},
+		{"another draw", data.UDA, map[string]string{"train-size": "1000"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, target := range targets {
+				fakeRun(t, dir, tc.sc, "wadn", target, 0, tc.set, 80, nil, nil)
+			}
+			rep, err := Collect(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Rows {
+				if got := r.Published != nil; got != tc.paper {
+					t.Errorf("%s on %s: paper's number given %v, want %v", r.Name(), r.Target, got, tc.paper)
+				}
+			}
+			for _, c := range rep.Comparisons() {
+				for _, a := range c.Averages {
+					if got := a.Paper != nil; got != tc.paper {
+						t.Errorf("comparison average: paper's given %v, want %v", got, tc.paper)
+					}
+				}
+			}
+			var b bytes.Buffer
+			if err := rep.WriteMarkdown(&b); err != nil {
+				t.Fatal(err)
+			}
+			avg := "| **average** over 4 | | 80.00 | - | - | | |"
+			if got := !strings.Contains(b.String(), avg); got != tc.paper {
+				t.Errorf("average line beside the paper's %v, want %v:\n%s", got, tc.paper, b.String())
+			}
+		})
+	}
+	// Chosen sources are another task too.
+	s, err := NewSpec(dataset.Amazon, data.UDA, "wadn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.PaperTask() {
+		t.Error("the defaults: not the paper's task")
+	}
+	s.Sources = []string{"dvd"}
+	if s.PaperTask() {
+		t.Error("one chosen source: the paper's task")
+	}
+}
+
+// TestPaperTaskAtDefaults checks that every data set's defaults are the
+// paper's task, in every scenario it runs in, for every method, and that
+// every setting of the draw and of the shift, changed, is not.
+func TestPaperTaskAtDefaults(t *testing.T) {
+	for _, ds := range dataset.All {
+		for _, sc := range ds.Scenarios {
+			for _, m := range Methods.Names() {
+				s, err := NewSpec(ds, sc, m)
+				if err != nil {
+					continue // a method of other scenarios
+				}
+				if !s.PaperTask() {
+					t.Errorf("%s %s %s: the defaults are not the paper's task", ds, sc, m)
+				}
+			}
+			for _, ch := range [][2]string{{"shift", "0"}, {"label-fraction", "0.03"}, {"keep-classes", "3"},
+				{"train-size", "100"}, {"test-size", "100"}, {"split", "pool"}, {"split", "fixed"}} {
+				s, err := NewSpec(ds, sc, "wadn")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if before, ok := s.Values()[ch[0]]; !ok || before == ch[1] {
+					continue // not a setting here, or its default
+				}
+				if err := s.Set(ch[0], ch[1]); err != nil {
+					t.Fatal(err)
+				}
+				if s.PaperTask() {
+					t.Errorf("%s %s, %s %s: the paper's task", ds, sc, ch[0], ch[1])
+				}
+			}
+		}
+	}
+}
+
 // TestReportLabels checks that runs of one method and target with other
 // settings are rows apart, labelled by the settings that differ from the
 // defaults, and runs of other data split a label's row.

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,6 +166,16 @@ func (s *Spec) defaultValues() map[string]string {
 	v := s.Defaults().Values()
 	defaults.Store(k, v)
 	return v
+}
+
+// PaperTask reports whether the spec trains on the paper's task: the
+// sources not chosen and the data drawn as the data set's defaults draw it
+// (its protocol: the draw, the shift, the labelled share, ...). The
+// paper's numbers are for that task alone; the method's settings and the
+// network may differ.
+func (s *Spec) PaperTask() bool {
+	return s.Sources == nil &&
+		reflect.DeepEqual(s.Dataset.Protocol(s.Scenario, s.Data), s.Dataset.Protocol(s.Scenario, s.Dataset.Settings()))
 }
 
 // Cell names the cell of a report the spec's runs fall in: data set,
