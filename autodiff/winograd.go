@@ -157,6 +157,7 @@ type winoGeom struct {
 	cols     int            // columns of a full chunk, blocks*tiles*8
 	inPlane  int            // h*w
 	outPlane int            // oh*ow
+	pool     *poolWindows   // the windows of a pooled output in the output buffer, or nil (windows)
 }
 
 func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
@@ -544,6 +545,7 @@ func shareOut(parts, n int, fn func(part, i int)) {
 func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32, keep bool, sink *convPool[float32]) (kept []float32) {
 	wg := newWinoGeom(g, tile)
 	wg.forwardChunks()
+	wg.pool = wg.windows(sink)
 	C, pos := g.c, wg.pos
 	us := winoUStride(f * C)
 	u := alloc[float32](pos * us)
@@ -600,6 +602,10 @@ func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f in
 			winoOut(wg.tile, pl.out[wg.m*ty*wg.opw*L:], wg.opw*L, ww.m[col+ty*wg.tw*L:], ms, wg.tw, bias)
 		}
 		img := ch.n0 + blk*L
+		if wg.pool != nil {
+			poolInterleaved(sink, wg.pool, pl.out, img, fi, f, ch.lanes(blk), pl.py, pl.pidx)
+			return
+		}
 		if sink != nil {
 			lanes := ch.lanes(blk)
 			kernel.Deinterleave8(pl.y, wg.outPlane, pl.out, wg.outOffs, lanes)
@@ -623,6 +629,9 @@ func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f in
 // for each block and filter as the transforms need it.
 func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums, u []float32, src *poolGrad[float32]) {
 	wg := newWinoGeom(g, tile)
+	if src != nil {
+		wg.pool = wg.windows(src.convPool)
+	}
 	C, pos := g.c, wg.pos
 	us := winoUStride(f * C)
 	var put winoPacked // the transposed transformed filters, packed (or referring to u)
@@ -726,6 +735,22 @@ func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, fi
 		}
 		blk, fi := it/f, it%f
 		img := ch.n0 + blk*L
+		col := fi*T + blk*wg.tiles*L
+		if wg.pool != nil {
+			lanes := ch.lanes(blk)
+			unpoolInterleaved(src, wg.pool, pl.out, img, fi, f, lanes, pl.py, pl.y, pl.pidx)
+			if sums != nil {
+				var s [kernel.Lanes]float32
+				kernel.SumLanes8(s[:], pl.out, wg.outOffs, lanes)
+				for l := 0; l < lanes; l++ {
+					sums[(img+l)*f+fi] = s[l]
+				}
+			}
+			for ty := 0; ty < wg.th; ty++ {
+				winoOutAdj(wg.tile, ww.m[col+ty*wg.tw*L:], ms, pl.out[wg.m*ty*wg.opw*L:], wg.opw*L, wg.tw)
+			}
+			return
+		}
 		var planes []float32 // the block's planes of filter fi, stride apart
 		stride := ofc
 		if src != nil {
@@ -742,7 +767,6 @@ func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, fi
 			}
 		}
 		kernel.Interleave8(pl.out, wg.outOffs, planes, stride, ch.lanes(blk))
-		col := fi*T + blk*wg.tiles*L
 		for ty := 0; ty < wg.th; ty++ {
 			winoOutAdj(wg.tile, ww.m[col+ty*wg.tw*L:], ms, pl.out[wg.m*ty*wg.opw*L:], wg.opw*L, wg.tw)
 		}
