@@ -452,7 +452,10 @@ func winoShared(chunks, threads int) bool { return threads > 1 && chunks < winoS
 // winoPlanes are the buffers of one part of a chunk's transforms: the
 // interleaved input and output planes of one block and, when the output is
 // pooled (convPool, poolGrad), the block's output planes of one filter
-// (y), their pooled values (py) and positions (pidx).
+// (y), their pooled values (py) and positions (pidx): the planes of a
+// pooling that windows does not take, and the copies of a block of fewer
+// than eight images for the assembly of poolInterleaved and
+// unpoolInterleaved.
 type winoPlanes struct {
 	in, out []float32
 	dirty   bool // in's padding holds an adjoint's values, not zeros
@@ -579,8 +582,9 @@ func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []f
 
 // forwardChunk computes the output of one chunk: the input transforms of
 // its blocks and channels, the products of the positions, the output
-// transforms of its blocks and filters (pooled by sink when it is not nil),
-// each phase shared out by ww.each.
+// transforms of its blocks and filters (pooled by sink when it is not nil:
+// from the interleaved output when wg.pool holds its windows, otherwise
+// through planes), each phase shared out by ww.each.
 func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f int, x, b, y []float32, sink *convPool[float32]) {
 	C, L, T := wg.c, kernel.Lanes, ch.cols
 	vs, ms := xiStride(C, T), xiStride(f, T)
@@ -713,8 +717,10 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 // for each position the filter-gradient product added into du (overwriting
 // it when first is set; skipped when du is nil) and the input-gradient
 // product (skipped when dx is nil), and the adjoint input transforms. With
-// src not nil the output gradient's planes of each block and filter are
-// src's, built in the part's buffer.
+// src not nil the output gradient of each block and filter is src's, built
+// in the part's buffer: interleaved when wg.pool holds the windows, with
+// the row sums taken from there (kernel.SumLanes8), otherwise as planes
+// that are then interleaved.
 func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx, sums []float32, src *poolGrad[float32]) {
 	C, L, T := wg.c, kernel.Lanes, ch.cols
 	vs, ms := xiStride(C, T), xiStride(f, T)
