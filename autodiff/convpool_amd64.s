@@ -42,9 +42,9 @@ GLOBL poolLanesNegInf<>(SB), RODATA|NOPTR, $4
 	VANDNPS M, Y10, M; \
 	VMOVDQU Y8, (k*32)(SP)
 
-// LANEROWS names the eight lanes' runs from AX: R10 bytes apart (R11 3x,
-// R12 5x, R13 7x). STORELANES stores the columns TRANSPOSE8X8 leaves;
-// LOADLANES loads the runs into Y0-Y7 by op.
+// The eight lanes' runs start at AX, R10 bytes apart (R11, R12 and R13
+// hold 3, 5 and 7 times R10). STORELANES stores column c of the block
+// TRANSPOSE8X8 leaves to run c; LOADLANES loads run r into Yr.
 #define STORELANES \
 	VMOVUPS Y10, (AX); \
 	VMOVUPS Y11, (AX)(R10*1); \
