@@ -1,7 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
-#include "transpose_amd64.h"
+#include "kernel/transpose_amd64.h"
 
 // Pooling and unpooling in the interleaved layout of the Winograd output
 // transforms: lane l of pixel p of a block of eight images lies at
