@@ -42,3 +42,17 @@ func useMaxPoolAsm() bool { return haveMaxPoolAVX2 && kernel.Impl() != "go" }
 //
 //go:noescape
 func unpool2x2AVX2(r0, r1, gv, x *float32, idx *int32, groups, off, w int)
+
+// poolLanes2x2AVX2 is poolLanes2x2Go(dst, idx, stride, src, win, n, 8,
+// relu != 0) for n >= 8 windows, eight at a time (the last eight
+// overlapping the eight before, whose values they write again).
+//
+//go:noescape
+func poolLanes2x2AVX2(dst *float32, idx *int32, stride int, src *float32, win *int32, n int, relu int)
+
+// unpoolLanes2x2AVX2 is unpoolLanes2x2Go(dst, win, n, gv, x, idx, stride,
+// 8) for n >= 8 windows (x nil: no mask), eight at a time (the last eight
+// overlapping the eight before, whose values they write again).
+//
+//go:noescape
+func unpoolLanes2x2AVX2(dst *float32, win *int32, n int, gv, x *float32, idx *int32, stride int)

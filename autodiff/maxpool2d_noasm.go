@@ -25,3 +25,13 @@ func maxPool2x2PlanesAVX2(src, dst *float32, idx *int32, planes, h, w, oh, ow in
 func unpool2x2AVX2(r0, r1, gv, x *float32, idx *int32, groups, off, w int) {
 	panic("autodiff: unpool2x2AVX2 without assembly")
 }
+
+// poolLanes2x2AVX2 is never called without assembly.
+func poolLanes2x2AVX2(dst *float32, idx *int32, stride int, src *float32, win *int32, n int, relu int) {
+	panic("autodiff: poolLanes2x2AVX2 without assembly")
+}
+
+// unpoolLanes2x2AVX2 is never called without assembly.
+func unpoolLanes2x2AVX2(dst *float32, win *int32, n int, gv, x *float32, idx *int32, stride int) {
+	panic("autodiff: unpoolLanes2x2AVX2 without assembly")
+}

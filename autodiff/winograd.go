@@ -157,6 +157,7 @@ type winoGeom struct {
 	cols     int            // columns of a full chunk, blocks*tiles*8
 	inPlane  int            // h*w
 	outPlane int            // oh*ow
+	pool     *poolWindows   // the windows of a pooled output in the output buffer, or nil (windows)
 }
 
 func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
@@ -451,7 +452,10 @@ func winoShared(chunks, threads int) bool { return threads > 1 && chunks < winoS
 // winoPlanes are the buffers of one part of a chunk's transforms: the
 // interleaved input and output planes of one block and, when the output is
 // pooled (convPool, poolGrad), the block's output planes of one filter
-// (y), their pooled values (py) and positions (pidx).
+// (y), their pooled values (py) and positions (pidx): the planes of a
+// pooling that windows does not take, and the copies of a block of fewer
+// than eight images for the assembly of poolInterleaved and
+// unpoolInterleaved.
 type winoPlanes struct {
 	in, out []float32
 	dirty   bool // in's padding holds an adjoint's values, not zeros
@@ -544,6 +548,7 @@ func shareOut(parts, n int, fn func(part, i int)) {
 func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []float32, keep bool, sink *convPool[float32]) (kept []float32) {
 	wg := newWinoGeom(g, tile)
 	wg.forwardChunks()
+	wg.pool = wg.windows(sink)
 	C, pos := g.c, wg.pos
 	us := winoUStride(f * C)
 	u := alloc[float32](pos * us)
@@ -577,8 +582,9 @@ func winoForward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, b, y []f
 
 // forwardChunk computes the output of one chunk: the input transforms of
 // its blocks and channels, the products of the positions, the output
-// transforms of its blocks and filters (pooled by sink when it is not nil),
-// each phase shared out by ww.each.
+// transforms of its blocks and filters (pooled by sink when it is not nil:
+// from the interleaved output when wg.pool holds its windows, otherwise
+// through planes), each phase shared out by ww.each.
 func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f int, x, b, y []float32, sink *convPool[float32]) {
 	C, L, T := wg.c, kernel.Lanes, ch.cols
 	vs, ms := xiStride(C, T), xiStride(f, T)
@@ -600,6 +606,10 @@ func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f in
 			winoOut(wg.tile, pl.out[wg.m*ty*wg.opw*L:], wg.opw*L, ww.m[col+ty*wg.tw*L:], ms, wg.tw, bias)
 		}
 		img := ch.n0 + blk*L
+		if wg.pool != nil {
+			poolInterleaved(sink, wg.pool, pl.out, img, fi, f, ch.lanes(blk), pl.py, pl.pidx)
+			return
+		}
 		if sink != nil {
 			lanes := ch.lanes(blk)
 			kernel.Deinterleave8(pl.y, wg.outPlane, pl.out, wg.outOffs, lanes)
@@ -623,6 +633,9 @@ func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f in
 // for each block and filter as the transforms need it.
 func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx, dw, sums, u []float32, src *poolGrad[float32]) {
 	wg := newWinoGeom(g, tile)
+	if src != nil {
+		wg.pool = wg.windows(src.convPool)
+	}
 	C, pos := g.c, wg.pos
 	us := winoUStride(f * C)
 	var put winoPacked // the transposed transformed filters, packed (or referring to u)
@@ -704,8 +717,10 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 // for each position the filter-gradient product added into du (overwriting
 // it when first is set; skipped when du is nil) and the input-gradient
 // product (skipped when dx is nil), and the adjoint input transforms. With
-// src not nil the output gradient's planes of each block and filter are
-// src's, built in the part's buffer.
+// src not nil the output gradient of each block and filter is src's, built
+// in the part's buffer: interleaved when wg.pool holds the windows, with
+// the row sums taken from there (kernel.SumLanes8), otherwise as planes
+// that are then interleaved.
 func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx, sums []float32, src *poolGrad[float32]) {
 	C, L, T := wg.c, kernel.Lanes, ch.cols
 	vs, ms := xiStride(C, T), xiStride(f, T)
@@ -726,6 +741,22 @@ func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, fi
 		}
 		blk, fi := it/f, it%f
 		img := ch.n0 + blk*L
+		col := fi*T + blk*wg.tiles*L
+		if wg.pool != nil {
+			lanes := ch.lanes(blk)
+			unpoolInterleaved(src, wg.pool, pl.out, img, fi, f, lanes, pl.py, pl.y, pl.pidx)
+			if sums != nil {
+				var s [kernel.Lanes]float32
+				kernel.SumLanes8(s[:], pl.out, wg.outOffs, lanes)
+				for l := 0; l < lanes; l++ {
+					sums[(img+l)*f+fi] = s[l]
+				}
+			}
+			for ty := 0; ty < wg.th; ty++ {
+				winoOutAdj(wg.tile, ww.m[col+ty*wg.tw*L:], ms, pl.out[wg.m*ty*wg.opw*L:], wg.opw*L, wg.tw)
+			}
+			return
+		}
 		var planes []float32 // the block's planes of filter fi, stride apart
 		stride := ofc
 		if src != nil {
@@ -742,7 +773,6 @@ func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, fi
 			}
 		}
 		kernel.Interleave8(pl.out, wg.outOffs, planes, stride, ch.lanes(blk))
-		col := fi*T + blk*wg.tiles*L
 		for ty := 0; ty < wg.th; ty++ {
 			winoOutAdj(wg.tile, ww.m[col+ty*wg.tw*L:], ms, pl.out[wg.m*ty*wg.opw*L:], wg.opw*L, wg.tw)
 		}

@@ -50,6 +50,15 @@ func dotAVX2(x, y []float32) float32
 //go:noescape
 func sumAVX2(x []float32) float32
 
+// sumLanes8AVX2 sets dst[0..7] to the sums of the eight lanes of the n
+// pixels at offs in src (an interleaved buffer, as Deinterleave8 reads
+// it), each lane's plane summed as sumBlock sums it under the AVX2
+// implementations: sumAVX2 of its first n&^7 values, then the others
+// added in order. sumLanes8Twin spells the order out.
+//
+//go:noescape
+func sumLanes8AVX2(dst, src *float32, offs *int32, n int)
+
 // maxAVX2 is max32Go.
 //
 //go:noescape

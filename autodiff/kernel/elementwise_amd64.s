@@ -382,6 +382,223 @@ done:
 	VZEROUPPER
 	RET
 
+// func sumLanes8AVX2(dst, src *float32, offs *int32, n int)
+//
+// sumAVX2's 32 partial sums for the eight lanes at once, a vector of lanes
+// each, in two passes over the offsets: Y0-Y15 hold a[0..15] in the first
+// (which also adds the values from n&^31 to n&^7 into a[0..7]), whose sums
+// a[k] + a[8+k] wait in the frame, and a[16..31] in the second. The sums
+// are then folded as sumAVX2 folds its vectors, each addition with the
+// same operand first, and the last n%8 values added in order.
+// Registers: SI src, R8 the offsets, AX the pixel, R9 n&^31, R10 n&^7, CX n.
+TEXT ·sumLanes8AVX2(SB), NOSPLIT, $256-32
+	MOVQ src+8(FP), SI
+	MOVQ n+24(FP), CX
+	MOVQ CX, R9
+	ANDQ $-32, R9
+	MOVQ CX, R10
+	ANDQ $-8, R10
+	MOVQ offs+16(FP), R8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	XORQ AX, AX
+sumlanesA32:
+	CMPQ AX, R9
+	JGE sumlanesA8
+	MOVL 0(R8), DX
+	VADDPS (SI)(DX*4), Y0, Y0
+	MOVL 4(R8), DX
+	VADDPS (SI)(DX*4), Y1, Y1
+	MOVL 8(R8), DX
+	VADDPS (SI)(DX*4), Y2, Y2
+	MOVL 12(R8), DX
+	VADDPS (SI)(DX*4), Y3, Y3
+	MOVL 16(R8), DX
+	VADDPS (SI)(DX*4), Y4, Y4
+	MOVL 20(R8), DX
+	VADDPS (SI)(DX*4), Y5, Y5
+	MOVL 24(R8), DX
+	VADDPS (SI)(DX*4), Y6, Y6
+	MOVL 28(R8), DX
+	VADDPS (SI)(DX*4), Y7, Y7
+	MOVL 32(R8), DX
+	VADDPS (SI)(DX*4), Y8, Y8
+	MOVL 36(R8), DX
+	VADDPS (SI)(DX*4), Y9, Y9
+	MOVL 40(R8), DX
+	VADDPS (SI)(DX*4), Y10, Y10
+	MOVL 44(R8), DX
+	VADDPS (SI)(DX*4), Y11, Y11
+	MOVL 48(R8), DX
+	VADDPS (SI)(DX*4), Y12, Y12
+	MOVL 52(R8), DX
+	VADDPS (SI)(DX*4), Y13, Y13
+	MOVL 56(R8), DX
+	VADDPS (SI)(DX*4), Y14, Y14
+	MOVL 60(R8), DX
+	VADDPS (SI)(DX*4), Y15, Y15
+	ADDQ $128, R8
+	ADDQ $32, AX
+	JMP sumlanesA32
+sumlanesA8:
+	CMPQ AX, R10
+	JGE sumlanesAfold
+	MOVL 0(R8), DX
+	VADDPS (SI)(DX*4), Y0, Y0
+	MOVL 4(R8), DX
+	VADDPS (SI)(DX*4), Y1, Y1
+	MOVL 8(R8), DX
+	VADDPS (SI)(DX*4), Y2, Y2
+	MOVL 12(R8), DX
+	VADDPS (SI)(DX*4), Y3, Y3
+	MOVL 16(R8), DX
+	VADDPS (SI)(DX*4), Y4, Y4
+	MOVL 20(R8), DX
+	VADDPS (SI)(DX*4), Y5, Y5
+	MOVL 24(R8), DX
+	VADDPS (SI)(DX*4), Y6, Y6
+	MOVL 28(R8), DX
+	VADDPS (SI)(DX*4), Y7, Y7
+	ADDQ $32, R8
+	ADDQ $8, AX
+	JMP sumlanesA8
+sumlanesAfold:
+	// a[k] + a[8+k], k < 8, to the frame.
+	VADDPS Y8, Y0, Y0
+	VADDPS Y9, Y1, Y1
+	VADDPS Y10, Y2, Y2
+	VADDPS Y11, Y3, Y3
+	VADDPS Y12, Y4, Y4
+	VADDPS Y13, Y5, Y5
+	VADDPS Y14, Y6, Y6
+	VADDPS Y15, Y7, Y7
+	VMOVUPS Y0, 0(SP)
+	VMOVUPS Y1, 32(SP)
+	VMOVUPS Y2, 64(SP)
+	VMOVUPS Y3, 96(SP)
+	VMOVUPS Y4, 128(SP)
+	VMOVUPS Y5, 160(SP)
+	VMOVUPS Y6, 192(SP)
+	VMOVUPS Y7, 224(SP)
+	MOVQ offs+16(FP), R8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	XORQ AX, AX
+sumlanesB32:
+	CMPQ AX, R9
+	JGE sumlanesBfold
+	MOVL 64(R8), DX
+	VADDPS (SI)(DX*4), Y0, Y0
+	MOVL 68(R8), DX
+	VADDPS (SI)(DX*4), Y1, Y1
+	MOVL 72(R8), DX
+	VADDPS (SI)(DX*4), Y2, Y2
+	MOVL 76(R8), DX
+	VADDPS (SI)(DX*4), Y3, Y3
+	MOVL 80(R8), DX
+	VADDPS (SI)(DX*4), Y4, Y4
+	MOVL 84(R8), DX
+	VADDPS (SI)(DX*4), Y5, Y5
+	MOVL 88(R8), DX
+	VADDPS (SI)(DX*4), Y6, Y6
+	MOVL 92(R8), DX
+	VADDPS (SI)(DX*4), Y7, Y7
+	MOVL 96(R8), DX
+	VADDPS (SI)(DX*4), Y8, Y8
+	MOVL 100(R8), DX
+	VADDPS (SI)(DX*4), Y9, Y9
+	MOVL 104(R8), DX
+	VADDPS (SI)(DX*4), Y10, Y10
+	MOVL 108(R8), DX
+	VADDPS (SI)(DX*4), Y11, Y11
+	MOVL 112(R8), DX
+	VADDPS (SI)(DX*4), Y12, Y12
+	MOVL 116(R8), DX
+	VADDPS (SI)(DX*4), Y13, Y13
+	MOVL 120(R8), DX
+	VADDPS (SI)(DX*4), Y14, Y14
+	MOVL 124(R8), DX
+	VADDPS (SI)(DX*4), Y15, Y15
+	ADDQ $128, R8
+	ADDQ $32, AX
+	JMP sumlanesB32
+sumlanesBfold:
+	// d[k] = (a[k] + a[8+k]) + (a[16+k] + a[24+k]).
+	VADDPS Y8, Y0, Y0
+	VADDPS Y9, Y1, Y1
+	VADDPS Y10, Y2, Y2
+	VADDPS Y11, Y3, Y3
+	VADDPS Y12, Y4, Y4
+	VADDPS Y13, Y5, Y5
+	VADDPS Y14, Y6, Y6
+	VADDPS Y15, Y7, Y7
+	VMOVUPS 0(SP), Y8
+	VADDPS Y0, Y8, Y0
+	VMOVUPS 32(SP), Y8
+	VADDPS Y1, Y8, Y1
+	VMOVUPS 64(SP), Y8
+	VADDPS Y2, Y8, Y2
+	VMOVUPS 96(SP), Y8
+	VADDPS Y3, Y8, Y3
+	VMOVUPS 128(SP), Y8
+	VADDPS Y4, Y8, Y4
+	VMOVUPS 160(SP), Y8
+	VADDPS Y5, Y8, Y5
+	VMOVUPS 192(SP), Y8
+	VADDPS Y6, Y8, Y6
+	VMOVUPS 224(SP), Y8
+	VADDPS Y7, Y8, Y7
+	// e[k] = d[k] + d[k+4]; s = (e[0] + e[2]) + (e[1] + e[3]).
+	VADDPS Y4, Y0, Y0
+	VADDPS Y5, Y1, Y1
+	VADDPS Y6, Y2, Y2
+	VADDPS Y7, Y3, Y3
+	VADDPS Y2, Y0, Y0
+	VADDPS Y3, Y1, Y1
+	VADDPS Y1, Y0, Y0
+	// The last n%8 values, in order.
+	MOVQ offs+16(FP), R8
+sumlanesTail:
+	CMPQ R10, CX
+	JGE sumlanesDone
+	MOVL (R8)(R10*4), DX
+	VADDPS (SI)(DX*4), Y0, Y0
+	INCQ R10
+	JMP sumlanesTail
+sumlanesDone:
+	MOVQ dst+0(FP), DI
+	VMOVUPS Y0, (DI)
+	VZEROUPPER
+	RET
+
 // func maxAVX2(x []float32) float32
 TEXT ·maxAVX2(SB), NOSPLIT, $0-28
 	MOVQ x_base+0(FP), SI

@@ -14,3 +14,7 @@ func sumAVX2(x []float32) float32                  { return sum32Go(x) }
 func maxAVX2(x []float32) float32                  { return max32Go(x) }
 func reluAVX2(dst, x []float32)                    { relu32Go(dst, x) }
 func expAVX2(dst, x []float32)                     { exp32Go(dst, x) }
+
+func sumLanes8AVX2(dst, src *float32, offs *int32, n int) {
+	panic("kernel: sumLanes8AVX2 without assembly")
+}

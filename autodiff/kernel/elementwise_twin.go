@@ -60,6 +60,56 @@ func sum32Go(x []float32) float32 {
 	return s
 }
 
+// sumLanes8Go is SumLanes8 without assembly: each lane's plane summed in
+// order, as sumBlock sums it under the "go" implementation.
+func sumLanes8Go(dst, src []float32, offs []int32, lanes int) {
+	for l := 0; l < lanes; l++ {
+		var s float32
+		for _, o := range offs {
+			s += src[int(o)+l]
+		}
+		dst[l] = s
+	}
+}
+
+// sumLanes8Twin is sumLanes8AVX2 in Go, the order of sumAVX2 spelled out
+// for one lane's plane x of n values: 32 partial sums, x[p] added into
+// a[p%32] for p below n&^31, then into a[p%8] up to n&^7; then
+//
+//	d[k] = (a[k] + a[8+k]) + (a[16+k] + a[24+k])    (k < 8)
+//	e[k] = d[k] + d[k+4]                            (k < 4)
+//	s = (e[0] + e[2]) + (e[1] + e[3])
+//
+// and the last n%8 values added to s in order.
+func sumLanes8Twin(dst, src []float32, offs []int32) {
+	n := len(offs)
+	v, r32 := n&^7, n&^31
+	for l := 0; l < Lanes; l++ {
+		var a [32]float32
+		for p := 0; p < v; p++ {
+			x := src[int(offs[p])+l]
+			if p < r32 {
+				a[p%32] += x
+			} else {
+				a[p%8] += x
+			}
+		}
+		var d [8]float32
+		for k := range d {
+			d[k] = (a[k] + a[8+k]) + (a[16+k] + a[24+k])
+		}
+		var e [4]float32
+		for k := range e {
+			e[k] = d[k] + d[k+4]
+		}
+		s := (e[0] + e[2]) + (e[1] + e[3])
+		for p := v; p < n; p++ {
+			s += src[int(offs[p])+l]
+		}
+		dst[l] = s
+	}
+}
+
 // max32Go is maxAVX2 (x not empty): the largest element, NaN if any is NaN.
 //
 //	m := x[0]; for _, v := range x { m = max(m, v) }

@@ -292,6 +292,39 @@ func Deinterleave8(dst []float32, stride int, src []float32, offs Offsets, lanes
 	deinterleave8Go(dst, stride, src, offs.offs, lanes)
 }
 
+// SumLanes8 sets dst[l], for the first lanes lanes, to the sum of lane l's
+// plane in the interleaved buffer src, exactly as Sum adds the plane up
+// once Deinterleave8 has taken it out:
+//
+//	for l < lanes { plane := {src[o+l] for o in offs}; dst[l] = Sum(plane) }
+//
+// Under the AVX2 implementations the eight planes are summed at once in
+// the order of sumAVX2 (sumLanes8AVX2), otherwise one after the other in
+// order. Planes longer than Sum's blocks (reduceChunk) are taken out and
+// summed by Sum.
+func SumLanes8(dst, src []float32, offs Offsets, lanes int) {
+	checkOffsets(offs, len(src), len(offs.offs), lanes, lanes*len(offs.offs))
+	_ = dst[:lanes]
+	n := len(offs.offs)
+	if n > reduceChunk {
+		plane := make([]float32, n)
+		for l := 0; l < lanes; l++ {
+			for p, o := range offs.offs {
+				plane[p] = src[int(o)+l]
+			}
+			dst[l] = Sum(plane)
+		}
+		return
+	}
+	if n > 0 && lanes > 0 && useAsm32() {
+		var s [Lanes]float32
+		sumLanes8AVX2(&s[0], &src[0], &offs.offs[0], n)
+		copy(dst[:lanes], s[:])
+		return
+	}
+	sumLanes8Go(dst, src, offs.offs, lanes)
+}
+
 // Matrices returns Bᵀ (a x a), G (a x 3) and Aᵀ (m x a) of t.
 func (t WinogradTile) Matrices() (bt, g, at [][]float64) {
 	switch t.check() {

@@ -418,6 +418,89 @@ func TestInterleave8(t *testing.T) {
 	})
 }
 
+// sumLanesValue returns a value for the sums' tests: magnitudes far apart,
+// so that the order of the additions shows in the bits, and now and then
+// a zero of either sign, a subnormal, an infinity or a NaN with a payload
+// of its own (an addition of two NaNs keeps its first operand's).
+func sumLanesValue(rng *rand.Rand) float32 {
+	switch rng.IntN(40) {
+	case 0:
+		return float32(math.Copysign(0, -1))
+	case 1:
+		return 0
+	case 2:
+		return math.Float32frombits(uint32(rng.IntN(1 << 23)))
+	case 3:
+		return float32(math.Inf(2*rng.IntN(2) - 1))
+	case 4:
+		return math.Float32frombits(0x7f800001 | uint32(rng.IntN(1<<23)) | uint32(rng.IntN(2))<<31)
+	}
+	return float32((rng.Float64()*2 - 1) * math.Pow(10, float64(rng.IntN(17)-8)))
+}
+
+// TestSumLanes8 checks SumLanes8 under every implementation against
+// Deinterleave8 and Sum, bit for bit (NaN payloads included), for planes
+// of every length up to 200 (the 13x13 and 5x5 planes of the digits
+// layers among them) and one longer than Sum's blocks, offsets in any
+// order, full and partial lane sets; and sumLanes8AVX2 against its Go
+// twin.
+func TestSumLanes8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	lengths := []int{reduceChunk + 9}
+	for n := 0; n <= 200; n++ {
+		lengths = append(lengths, n)
+	}
+	forEachImpl(t, func(t *testing.T) {
+		for _, n := range lengths {
+			for _, nan := range []bool{false, true} {
+				// n pixels in a buffer of n+3 slots, in shuffled order.
+				offs := make([]int32, n)
+				for p, slot := range rng.Perm(n + 3)[:n] {
+					offs[p] = int32(slot * Lanes)
+				}
+				src := make([]float32, (n+3)*Lanes)
+				for i := range src {
+					src[i] = sumLanesValue(rng)
+					if !nan && src[i] != src[i] {
+						src[i] = 1
+					}
+				}
+				planes := make([]float32, Lanes*n)
+				Deinterleave8(planes, n, src, NewOffsets(offs), Lanes)
+				for _, lanes := range []int{8, 5, 1, 0} {
+					dst := make([]float32, Lanes)
+					for i := range dst {
+						dst[i] = -7
+					}
+					SumLanes8(dst, src, NewOffsets(offs), lanes)
+					for l := range dst {
+						want := float32(-7)
+						if l < lanes {
+							want = Sum(planes[l*n : (l+1)*n])
+						}
+						if math.Float32bits(dst[l]) != math.Float32bits(want) {
+							t.Fatalf("%d pixels, lanes %d: lane %d sums to %v (%#x), Sum of its plane %v (%#x)",
+								n, lanes, l, dst[l], math.Float32bits(dst[l]), want, math.Float32bits(want))
+						}
+					}
+				}
+				if haveAVX2 && n > 0 && n <= reduceChunk {
+					var got, want [Lanes]float32
+					sumLanes8AVX2(&got[0], &src[0], &offs[0], n)
+					sumLanes8Twin(want[:], src, offs)
+					for l := range got {
+						// The twin's additions of two NaNs may take either
+						// operand's payload: NaN matches NaN.
+						if math.Float32bits(got[l]) != math.Float32bits(want[l]) && !(got[l] != got[l] && want[l] != want[l]) {
+							t.Fatalf("%d pixels: sumLanes8AVX2 lane %d = %v, twin %v", n, l, got[l], want[l])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestWinogradPanics checks the argument validation of the Winograd kernels.
 func TestWinogradPanics(t *testing.T) {
 	buf := make([]float32, 4096)
