@@ -135,3 +135,63 @@ func TestWinoForwardChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestWinoBackwardPanels checks that the backward pass has the same bits
+// with the input transforms writing V[ξ]ᵀ in the panels of the filter
+// gradient's products (setPanels) as with V[ξ] packed by each product, on
+// every implementation, 1 to 3 threads, both tiles, channels that are and
+// are not a multiple of 8, a last block of fewer than 8 images and several
+// chunks.
+func TestWinoBackwardPanels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	fill := func(k int) []float32 {
+		v := make([]float32, k)
+		for i := range v {
+			v[i] = rng.Float32() - 0.5
+		}
+		return v
+	}
+	defer SetWinogradCols(SetWinogradCols(winoCols))
+	for _, impl := range kernel.Available() {
+		prevImpl, err := kernel.SetImpl(impl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sz := range []struct{ n, c, h, f, cols int }{
+			{37, 16, 15, 24, 128}, {21, 20, 7, 20, 128}, {20, 64, 15, 32, 128}, {13, 27, 9, 17, 40},
+		} {
+			SetWinogradCols(sz.cols)
+			g, ok := newConvGeom(sz.c, sz.h, sz.h, 3, 3, 1, 1)
+			if !ok {
+				t.Fatal("no geometry")
+			}
+			x, w, dy := fill(sz.n*sz.c*sz.h*sz.h), fill(sz.f*sz.c*9), fill(sz.n*sz.f*g.oh*g.ow)
+			for _, tile := range []kernel.WinogradTile{kernel.F4x4, kernel.F5x5} {
+				for threads := 1; threads <= 3; threads++ {
+					prev := kernel.SetThreads(threads)
+					run := func(panels bool) (dx, dw []float32) {
+						defer func(p bool) { winoVPanels = p }(winoVPanels)
+						winoVPanels = panels
+						dx, dw = make([]float32, len(x)), make([]float32, len(w))
+						winoBackward(tile, &g, sz.n, sz.f, x, w, dy, dx, dw, nil, nil, nil)
+						return dx, dw
+					}
+					wx, ww := run(false)
+					gx, gw := run(true)
+					for i := range ww {
+						if math.Float32bits(gw[i]) != math.Float32bits(ww[i]) {
+							t.Fatalf("%s, %v, %v, %d threads: dw[%d] = %v with panels, %v without", impl, sz, tile, threads, i, gw[i], ww[i])
+						}
+					}
+					for i := range wx {
+						if math.Float32bits(gx[i]) != math.Float32bits(wx[i]) {
+							t.Fatalf("%s, %v, %v, %d threads: dx[%d] = %v with panels, %v without", impl, sz, tile, threads, i, gx[i], wx[i])
+						}
+					}
+					kernel.SetThreads(prev)
+				}
+			}
+		}
+		kernel.SetImpl(prevImpl)
+	}
+}

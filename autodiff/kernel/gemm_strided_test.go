@@ -337,3 +337,68 @@ func TestGemmStridedBits(t *testing.T) {
 		}
 	})
 }
+
+// TestGemmPanelsB compares GemmPanelsB, op(B) laid out in the panels of
+// PanelsB (their unused columns NaN), with GemmSerial on the same operands,
+// bit for bit, on every implementation that has the panels: transposed and
+// untransposed A and B, odd sizes, partial panels, beta 0 and 1, sums near
+// the smallest normal and a C of subnormals.
+func TestGemmPanelsB(t *testing.T) {
+	cases := []gemmCase{
+		{transB: true, m: 128, n: 64, k: 144, alpha: 1, beta: 0},
+		{transB: true, m: 128, n: 64, k: 144, alpha: 1, beta: 1},
+		{transB: true, m: 256, n: 128, k: 80, alpha: 1, beta: 1},
+		{transB: true, m: 16, n: 64, k: 72, alpha: 1, beta: 1},
+		{transB: true, m: 13, n: 20, k: 37, padA: 3, padB: 1, padC: 2, alpha: 1, beta: 1},
+		{m: 37, n: 61, k: 99, padA: 3, padB: 5, padC: 2, alpha: 1, beta: 0},
+		{transA: true, transB: true, m: 45, n: 83, k: 50, padA: 1, padB: 2, alpha: 1, beta: 1},
+		{transB: true, m: 7, n: 5, k: 3, alpha: 1, beta: 1},
+		{m: 9, n: 700, k: 384, alpha: 1, beta: 0},
+	}
+	rng := rand.New(rand.NewPCG(14, 15))
+	forEachImpl(t, func(t *testing.T) {
+		for ci, c := range cases {
+			w := PanelsB(c.k)
+			if w == 0 {
+				if len(blockingFor[float32]().sk) > 0 {
+					t.Fatalf("%v: no panels with strided kernels", c)
+				}
+				continue
+			}
+			p := newProblem[float32](c, rng)
+			if ci%2 == 1 {
+				for i := range p.a {
+					p.a[i] *= 4e-19
+				}
+				for i := range p.b {
+					p.b[i] *= 1e-19
+				}
+				for i := range p.c0 {
+					p.c0[i] *= 2e-38
+				}
+			}
+			pb := make([]float32, (c.n+w-1)/w*w*c.k)
+			for i := range pb {
+				pb[i] = float32(math.NaN())
+			}
+			for pp := 0; pp < c.k; pp++ {
+				for j := 0; j < c.n; j++ {
+					at := pp*p.ldb + j
+					if c.transB {
+						at = j*p.ldb + pp
+					}
+					pb[j/w*w*c.k+pp*w+j%w] = p.b[at]
+				}
+			}
+			want := append([]float32(nil), p.c0...)
+			GemmSerial(c.transA, c.transB, c.m, c.n, c.k, 1, p.a, p.lda, p.b, p.ldb, float32(c.beta), want, p.ldc)
+			got := append([]float32(nil), p.c0...)
+			GemmPanelsB(c.transA, c.m, c.n, c.k, p.a, p.lda, pb, float32(c.beta), got, p.ldc)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(math.IsNaN(float64(got[i])) && math.IsNaN(float64(want[i]))) {
+					t.Fatalf("%v: element %d is %v, GemmSerial gives %v", c, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}

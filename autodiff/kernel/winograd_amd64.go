@@ -6,10 +6,11 @@ package kernel
 // winograd_twin.go. They take at least one tile (the interleaves at least 8
 // offsets) and pointers to buffers that the exported kernels have checked.
 
-// winogradIn4AVX2 is winogradInGo(F4x4, ...).
+// winogradIn4AVX2 is winogradInGo(F4x4, dst, stride, step, src, row,
+// tiles), step last.
 //
 //go:noescape
-func winogradIn4AVX2(dst *float32, stride int, src *float32, row int, tiles int)
+func winogradIn4AVX2(dst *float32, stride int, src *float32, row int, tiles int, step int)
 
 // winogradInAdj4AVX2 is winogradInAdjGo(F4x4, ...).
 //
@@ -26,10 +27,11 @@ func winogradOut4AVX2(dst *float32, row int, src *float32, stride int, tiles int
 //go:noescape
 func winogradOutAdj4AVX2(dst *float32, stride int, src *float32, row int, tiles int)
 
-// winogradIn5AVX2 is winogradInGo(F5x5, ...).
+// winogradIn5AVX2 is winogradInGo(F5x5, dst, stride, step, src, row,
+// tiles), step last.
 //
 //go:noescape
-func winogradIn5AVX2(dst *float32, stride int, src *float32, row int, tiles int)
+func winogradIn5AVX2(dst *float32, stride int, src *float32, row int, tiles int, step int)
 
 // winogradInAdj5AVX2 is winogradInAdjGo(F5x5, ...).
 //
