@@ -7,7 +7,7 @@ import "github.com/wadn-go/wadn/autodiff/kernel"
 // WinogradTransforms are the transforms the Winograd path calls, and the G
 // matrices of its filter transforms.
 type WinogradTransforms struct {
-	In     func(t kernel.WinogradTile, dst []float32, stride, step int, src []float32, row, tiles int)
+	In     func(t kernel.WinogradTile, dst []float32, stride int, src []float32, row, tiles int)
 	InAdj  func(t kernel.WinogradTile, dst []float32, row int, src []float32, stride, tiles int)
 	Out    func(t kernel.WinogradTile, dst []float32, row int, src []float32, stride, tiles int, bias float32)
 	OutAdj func(t kernel.WinogradTile, dst []float32, stride int, src []float32, row, tiles int)

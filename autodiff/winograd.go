@@ -158,7 +158,6 @@ type winoGeom struct {
 	inPlane  int            // h*w
 	outPlane int            // oh*ow
 	pool     *poolWindows   // the windows of a pooled output in the output buffer, or nil (windows)
-	panels   int            // with the filter gradient, the width of the panels of Vᵀ (kernel.PanelsB), or 0 (setPanels)
 }
 
 func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
@@ -267,7 +266,7 @@ func fromAs32[T kernel.Float](x []float32) []T {
 // its filter transforms. Tests swap them for wrong ones to see that the
 // error bound catches them.
 var (
-	winoIn     = kernel.WinogradInStep
+	winoIn     = kernel.WinogradIn
 	winoInAdj  = kernel.WinogradInAdj
 	winoOut    = kernel.WinogradOut
 	winoOutAdj = kernel.WinogradOutAdj
@@ -420,57 +419,7 @@ func (wg *winoGeom) transformIn(v, x, buf []float32, ch winoChunk, blk, c int) {
 	kernel.Interleave8(buf, wg.inOffs, x[img*chw+c*wg.inPlane:], chw, ch.lanes(blk))
 	col := c*ch.cols + blk*wg.tiles*L
 	for ty := 0; ty < wg.th; ty++ {
-		winoIn(wg.tile, v[col+ty*wg.tw*L:], xiStride(wg.c, ch.cols), L, buf[wg.m*ty*wg.wp*L:], wg.wp*L, wg.tw)
-	}
-}
-
-// setPanels sets wg.panels for a backward pass that computes the filter
-// gradient: the width of the panels in which the product of each position,
-// dU[ξ] += dM[ξ] V[ξ]ᵀ, reads V[ξ]ᵀ (kernel.PanelsB, a multiple of 8), or
-// 0 when the kernels read it otherwise. With panels, the input transforms
-// write V[ξ]ᵀ in them (transformInPanels) instead of V[ξ], so that no
-// product packs (transposes) its V[ξ].
-func (wg *winoGeom) setPanels() {
-	if w := kernel.PanelsB(wg.cols); w%kernel.Lanes == 0 && winoVPanels {
-		wg.panels = w
-	}
-}
-
-// winoVPanels enables setPanels; tests clear it to run the filter
-// gradient's products on V[ξ] as the forward pass lays it out.
-var winoVPanels = true
-
-// vRows returns the rows (channels) a position of V takes: wg.c, or with
-// panels the channels rounded up to whole panels.
-func (wg *winoGeom) vRows() int {
-	if wg.panels == 0 {
-		return wg.c
-	}
-	return (wg.c + wg.panels - 1) / wg.panels * wg.panels
-}
-
-// transformInPanels is transformIn for the backward pass with panels: it
-// interleaves channels [8g, 8g+8) of image i of the chunk (of images
-// [i-i%8, i-i%8+8) block i/8; an image past the chunk's as zeros) into buf,
-// one channel a lane, and writes the input transform of each tile to the
-// column that transformIn gives that image and tile, in the panels of V[ξ]ᵀ
-// (ch.cols x wg.vRows(), wg.panels columns a panel, as kernel.PanelsB lays
-// them out) of v, a*a of them vs apart: the lanes of a tile are 8 channels
-// of one column, side by side in a panel. Every value has the bits
-// transformIn gives it, computed in another lane by the same operations.
-func (wg *winoGeom) transformInPanels(v, x, buf []float32, ch winoChunk, i, g, vs int) {
-	L, chw, T, w := kernel.Lanes, wg.c*wg.inPlane, ch.cols, wg.panels
-	c0 := g * L
-	var src []float32
-	lanes := 0
-	if i < ch.imgs {
-		src, lanes = x[(ch.n0+i)*chw+c0*wg.inPlane:], min(L, wg.c-c0)
-	}
-	kernel.Interleave8(buf, wg.inOffs, src, wg.inPlane, lanes)
-	panel := c0/w*w*T + c0%w // channel c0 of column 0
-	for ty := 0; ty < wg.th; ty++ {
-		col := ((i/L*wg.th+ty)*wg.tw)*L + i%L // the column of tile (ty, 0)
-		winoIn(wg.tile, v[panel+col*w:], vs, L*w, buf[wg.m*ty*wg.wp*L:], wg.wp*L, wg.tw)
+		winoIn(wg.tile, v[col+ty*wg.tw*L:], xiStride(wg.c, ch.cols), buf[wg.m*ty*wg.wp*L:], wg.wp*L, wg.tw)
 	}
 }
 
@@ -527,7 +476,7 @@ type winoWork struct {
 // planes of ohw pooled values each when ohw is not 0.
 func (wg *winoGeom) newWork(f, parts, ohw int) *winoWork {
 	ww := &winoWork{
-		v:      alloc[float32](wg.pos * xiStride(wg.vRows(), wg.cols)),
+		v:      alloc[float32](wg.pos * xiStride(wg.c, wg.cols)),
 		m:      alloc[float32](wg.pos * xiStride(f, wg.cols)),
 		planes: make([]winoPlanes, parts),
 	}
@@ -687,9 +636,6 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 	if src != nil {
 		wg.pool = wg.windows(src.convPool)
 	}
-	if dw != nil {
-		wg.setPanels()
-	}
 	C, pos := g.c, wg.pos
 	us := winoUStride(f * C)
 	var put winoPacked // the transposed transformed filters, packed (or referring to u)
@@ -767,8 +713,7 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 
 // backwardChunk runs one chunk of winoBackward, each phase shared out by
 // ww.each: the transformed output gradient dM (and the row sums of dy when
-// sums is not nil) beside the input transforms V (when du is not nil; with
-// wg.panels, V[ξ]ᵀ in the panels the filter-gradient product reads), then
+// sums is not nil) beside the input transforms V (when du is not nil), then
 // for each position the filter-gradient product added into du (overwriting
 // it when first is set; skipped when du is nil) and the input-gradient
 // product (skipped when dx is nil), and the adjoint input transforms. With
@@ -778,14 +723,10 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 // that are then interleaved.
 func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, first bool, ch winoChunk, f int, x, dy, dx, sums []float32, src *poolGrad[float32]) {
 	C, L, T := wg.c, kernel.Lanes, ch.cols
-	vs, ms := xiStride(wg.vRows(), T), xiStride(f, T) // V (or its panels) and dV vs apart
+	vs, ms := xiStride(C, T), xiStride(f, T)
 	ofc, chw := f*wg.outPlane, C*wg.inPlane
-	groups := (C + L - 1) / L // channel groups of the panels' transforms
 	outs, ins := ch.blocks*f, 0
-	switch {
-	case du != nil && wg.panels > 0:
-		ins = ch.blocks * L * groups
-	case du != nil:
+	if du != nil {
 		ins = ch.blocks * C
 	}
 	ww.each(outs+ins, func(pl *winoPlanes, it int) {
@@ -795,10 +736,6 @@ func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, fi
 				pl.dirty = false
 			}
 			it -= outs
-			if wg.panels > 0 {
-				wg.transformInPanels(ww.v, x, pl.in, ch, it/groups, it%groups, vs)
-				return
-			}
 			wg.transformIn(ww.v, x, pl.in, ch, it/C, it%C)
 			return
 		}
@@ -847,10 +784,7 @@ func (wg *winoGeom) backwardChunk(ww *winoWork, put winoPacked, du []float32, fi
 	ww.each(wg.pos, func(_ *winoPlanes, xi int) {
 		// V's position xi is read by the filter-gradient product, then
 		// overwritten by dV.
-		switch {
-		case du != nil && wg.panels > 0:
-			kernel.GemmPanelsB(false, f, C, T, ww.m[xi*ms:], T, ww.v[xi*vs:], beta, du[xi*winoUStride(f*C):], C)
-		case du != nil:
+		if du != nil {
 			kernel.GemmSerial(false, true, f, C, T, 1, ww.m[xi*ms:], T, ww.v[xi*vs:], T, beta, du[xi*winoUStride(f*C):], C)
 		}
 		if dx != nil {

@@ -430,7 +430,7 @@ def asm():
         w.append("")
     for m, (bt, b, at, a) in sorted(TILES.items()):
         al = m + 2
-        w += kernel(f"winogradIn{m}AVX2", m, al, bt, True, "store", step=True)
+        w += kernel(f"winogradIn{m}AVX2", m, al, bt, True, "store")
         w += kernel(f"winogradInAdj{m}AVX2", m, al, b, False, "add")
         w += kernel(f"winogradOut{m}AVX2", m, al, at, False, "bias")
         w += kernel(f"winogradOutAdj{m}AVX2", m, al, a, True, "store")
@@ -462,20 +462,18 @@ def colpos(a):
     return ["(BX)", "(BX)(R14*1)", "(BX)(R14*2)", "(DX)", "(BX)(R14*4)", "(DX)(R14*2)", "(AX)"][a]
 
 
-def prologue(name, frame, stride_first, al, walk, bias=False, step=False):
+def prologue(name, frame, stride_first, al, walk, bias=False):
     """The header and register set-up of a two-dimensional kernel: DI dst,
     SI src, R8 the stride between positions and R9 the row (in bytes), CX
     the tiles; R10 and R11 3 and 5 rows, R12 and R13 3 and 5 strides, R14
-    al strides; with bias, Y15 the bias; with step, DX the distance between
-    the tiles of dst (in bytes). The transform-side stride comes second in
-    the arguments when stride_first (In, OutAdj), the row otherwise (InAdj,
-    Out)."""
+    al strides; with bias, Y15 the bias. The transform-side stride comes
+    second in the arguments when stride_first (In, OutAdj), the row
+    otherwise (InAdj, Out)."""
     a1, a2 = ("stride", "row") if stride_first else ("row", "stride")
-    sig = f"dst *float32, {a1} int, src *float32, {a2} int, tiles int" + (", bias float32" if bias else "") + (
-        ", step int" if step else "")
+    sig = f"dst *float32, {a1} int, src *float32, {a2} int, tiles int" + (", bias float32" if bias else "")
     r1, r2 = ("R8", "R9") if stride_first else ("R9", "R8")
     w = [f"// func {name}({sig})", "//", f"// {walk}",
-         f"TEXT ·{name}(SB), ${frame}-{44 if bias else 48 if step else 40}",
+         f"TEXT ·{name}(SB), ${frame}-{44 if bias else 40}",
          "\tMOVQ dst+0(FP), DI", f"\tMOVQ {a1}+8(FP), {r1}", f"\tSHLQ $2, {r1}",
          "\tMOVQ src+16(FP), SI", f"\tMOVQ {a2}+24(FP), {r2}", f"\tSHLQ $2, {r2}",
          "\tMOVQ tiles+32(FP), CX",
@@ -484,8 +482,6 @@ def prologue(name, frame, stride_first, al, walk, bias=False, step=False):
          f"\tIMUL3Q ${al}, R8, R14"]
     if bias:
         w.append("\tVBROADCASTSS bias+40(FP), Y15")
-    if step:
-        w += ["\tMOVQ step+40(FP), DX", "\tSHLQ $2, DX"]
     w.append("tile:")
     return w
 
@@ -494,26 +490,24 @@ def stk(k):
     return f"{32 * k}(SP)"
 
 
-def kernel(name, m, al, p, src_tile, mode, step=False):
+def kernel(name, m, al, p, src_tile, mode):
     """A two-dimensional kernel: pass 1 applies p to each column of the
     source (a tile of the image buffer when src_tile, the a*a positions
     otherwise) into the stack frame, pass 2 applies p to each row of the
     frame and stores it on the other side: to the positions, or to the tile
-    with mode "store", "add" (added to what is there) or "bias" (plus Y15).
-    With step (src_tile only) the tiles' columns of positions are the
-    argument step values apart instead of 8."""
+    with mode "store", "add" (added to what is there) or "bias" (plus Y15)."""
     bias = mode == "bias"
     reg = alloc(p, list(range(len(p.inputs))), reserved=(15,) if bias else ())
     ro = [reg[o] for o in p.outputs]
     mac = p.name.upper() + ("_BIAS" if bias else "")
     n, mid = len(p.inputs), len(p.outputs)  # values per column, per frame column
     if src_tile:
-        walk = f"SI walks the tiles of src ({32 * m} bytes apart), DI the columns of dst ({'step values' if step else '32 bytes'} apart)."
+        walk = f"SI walks the tiles of src ({32 * m} bytes apart), DI the columns of dst (32 bytes apart)."
     else:
         walk = f"SI walks the columns of src (32 bytes apart), DI the tiles of dst ({32 * m} bytes apart)."
     if bias:
         walk += " Y15 holds the bias."
-    w = prologue(name, 32 * n * mid, src_tile, al, walk, bias=bias, step=step)
+    w = prologue(name, 32 * n * mid, src_tile, al, walk, bias=bias)
     if not src_tile:
         w.append("\tMOVQ SI, BX")
     for c in range(n):
@@ -548,8 +542,7 @@ def kernel(name, m, al, p, src_tile, mode, step=False):
         if src_tile and k + 1 < mid:
             w.append("\tADDQ R14, BX")
     step_si, step_di = (32 * m, 32) if src_tile else (32, 32 * m)
-    w += [f"\tADDQ ${step_si}, SI", "\tADDQ DX, DI" if step else f"\tADDQ ${step_di}, DI", "\tDECQ CX", "\tJNZ tile",
-          "\tVZEROUPPER", "\tRET", ""]
+    w += [f"\tADDQ ${step_si}, SI", f"\tADDQ ${step_di}, DI", "\tDECQ CX", "\tJNZ tile", "\tVZEROUPPER", "\tRET", ""]
     return w
 
 

@@ -3,8 +3,6 @@ package kernel
 import (
 	"math"
 	"unsafe"
-
-	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // The float32 assembly path of gemmBlocks. Its micro-kernels read op(A) and
@@ -62,9 +60,7 @@ var directOverride func(transA, transB bool, m, n, k int, alpha float32, lda, ld
 
 // gemmStrided is gemmBlocks for float32 on the strided assembly kernels bl.sk
 // (widest first, the first of width bl.nr), reading op(A) from pa when pa is
-// not nil, and op(B) from pb when pb is not nil: op(B) already in the
-// panels packB would write, for a product of one k block (GemmPanelsB; b
-// is then not read).
+// not nil.
 //
 // An operand read in place needs no packing for its last, partial panel
 // either: when the product has rows (columns) enough, the kernel runs on
@@ -73,12 +69,12 @@ var directOverride func(transA, transB bool, m, n, k int, alpha float32, lda, ld
 // the whole tile, the overlapped rows (columns) with the values they hold;
 // otherwise only the tile's new rows (columns) are added to C, through the
 // tile buffer, as with packed panels.
-func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], pb []float32, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	mr, nr := bl.mr, bl.nr
 	full := bl.sk[0]
 	d := directReads(transA, transB, m, n, k, alpha, lda, ldb, nr)
 	d.a = d.a && pa == nil && alpha == 1
-	d.b = d.b && !transB && pb == nil
+	d.b = d.b && !transB
 	tile := s.tile[:mr*nr]
 	kc := kBlock(bl, k)
 	const t8 = true
@@ -91,12 +87,9 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], pb []fl
 		fullN := nb / nr * nr // columns in whole panels
 		for pc := 0; pc < k; pc += kc {
 			kb := min(kc, k-pc)
-			// B: every panel packed (into sb), or only a partial panel too
-			// narrow for its kernel to read in place (at s.b[0:]).
-			sb := s.b
+			// B: every panel packed, or only a partial panel too narrow
+			// for its kernel to read in place (at s.b[0:]).
 			switch {
-			case pb != nil:
-				sb = pb[jc*kb:] // one k block: pc is 0
 			case !d.b:
 				packB(t8, transB, b, ldb, pc, jc, kb, nb, nr, s.b)
 			case fullN < nb && jc+nb < narrowest(bl.sk, nb-fullN).nr:
@@ -147,7 +140,7 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], pb []fl
 						// The row's whole panels in one call: whole tiles,
 						// or with C overwritten the tiles overlapping the
 						// rows above, as below.
-						bp, brs, bps := &sb[0], nr, nr*kb
+						bp, brs, bps := &s.b[0], nr, nr*kb
 						if d.b {
 							bp, brs, bps = &b[pc*ldb+jc], ldb, nr
 						}
@@ -165,7 +158,7 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], pb []fl
 						c0 := 0 // the tile's first column to write
 						switch {
 						case !d.b:
-							bp = &sb[jr*kb]
+							bp = &s.b[jr*kb]
 						case cols == kn.nr:
 							bp, brs = &b[pc*ldb+jc+jr], ldb
 						case jc+nb >= kn.nr:
@@ -237,7 +230,7 @@ func gemmSwapped(bl blocking, s *scratch[float32], transA bool, m, n, k int, a [
 		if transA {
 			bt = a[pc*lda:]
 		}
-		gemmStrided(bl, s, nil, nil, false, !transA, n, m, kb, 1, b[pc:], ldb, bt, ldbt, 0, prod, m)
+		gemmStrided(bl, s, nil, false, !transA, n, m, kb, 1, b[pc:], ldb, bt, ldbt, 0, prod, m)
 		if pc == 0 && beta == 0 {
 			for i := 0; i < m; i++ {
 				row := c[i*ldc : i*ldc+n]
@@ -301,50 +294,5 @@ func gemmBlocks32[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, t
 		return
 	}
 	pa32 := (*PackedA[float32])(unsafe.Pointer(pa))
-	gemmStrided(bl, s32, pa32, nil, transA, transB, m, n, k, float32(alpha), as32(a), lda, as32(b), ldb, float32(beta), as32(c), ldc)
-}
-
-// PanelsB returns the width w of the panels in which GemmPanelsB takes the
-// right operand of a float32 product of inner dimension k under the current
-// implementation, or 0 where it has no such product: the Go kernels, the
-// reference numerics mode, and k deeper than one k block. The panels are
-// those Gemm packs op(B) (k x n) into before its micro-kernels read it:
-// element (p, j) of op(B) at (j/w)*w*k + p*w + j%w, ceil(n/w) panels of k
-// rows of w values, the last one's columns past n unused. w is a multiple
-// of 8.
-func PanelsB(k int) int {
-	if numerics.IsReference() || k <= 0 {
-		return 0
-	}
-	bl := blockingFor[float32]()
-	if len(bl.sk) == 0 || bl.nr%8 != 0 || kBlock(bl, k) < k {
-		return 0
-	}
-	return bl.nr
-}
-
-// GemmPanelsB computes C = op(A) op(B) + beta*C on the calling goroutine,
-// op(A) as in Gemm and op(B) (k x n) in the panels of PanelsB(k) in pb,
-// which Gemm would otherwise pack: it gives the bits of GemmSerial(transA,
-// transB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc) for any B (transposed
-// or not) whose op(B) pb holds, whatever the unused columns of the last
-// panel hold. It panics if PanelsB(k) is 0 (k must be positive), or as
-// Gemm does on bad dimensions, strides or lengths.
-func GemmPanelsB(transA bool, m, n, k int, a []float32, lda int, pb []float32, beta float32, c []float32, ldc int) {
-	w := PanelsB(k)
-	if w == 0 {
-		panic(errPanelsB)
-	}
-	checkGemm(transA, false, m, n, k, len(a), lda, k*n, max(1, n), len(c), ldc) // B: a placeholder
-	if len(pb) < (n+w-1)/w*w*k {
-		panic(errShortB)
-	}
-	if m == 0 || n == 0 {
-		return
-	}
-	gemmFlops(m, n, k)
-	bl := blockingFor[float32]()
-	s := getScratch[float32](bl)
-	gemmStrided(bl, s, nil, pb, transA, false, m, n, k, 1, a, lda, nil, n, beta, c, ldc)
-	putScratch(s)
+	gemmStrided(bl, s32, pa32, transA, transB, m, n, k, float32(alpha), as32(a), lda, as32(b), ldb, float32(beta), as32(c), ldc)
 }

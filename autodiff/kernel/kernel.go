@@ -52,7 +52,6 @@ const (
 	errLenMismatch = "kernel: slice lengths differ"
 	errEmptyMax    = "kernel: Max of an empty slice"
 	errPackedImpl  = "kernel: PackedA packed under another implementation"
-	errPanelsB     = "kernel: GemmPanelsB without panels for this k (PanelsB)"
 )
 
 // Gemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices, where

@@ -110,13 +110,6 @@ var winoTiles = map[WinogradTile]winoFuncs{
 // rows of cols columns per tile, and a transform-side buffer of m values
 // whose a*a positions are stride apart.
 func winoCheck(t WinogradTile, tiles, n, row, rows, cols, m, stride int) {
-	winoCheckStep(t, tiles, n, row, rows, cols, m, stride, Lanes)
-}
-
-// winoCheckStep is winoCheck with the tiles' lanes step values apart on the
-// transform side (step >= 8): a position's tiles must end before the next
-// position starts.
-func winoCheckStep(t WinogradTile, tiles, n, row, rows, cols, m, stride, step int) {
 	t.check()
 	if tiles < 0 {
 		panic(errWinoTiles)
@@ -124,12 +117,11 @@ func winoCheckStep(t WinogradTile, tiles, n, row, rows, cols, m, stride, step in
 	if tiles == 0 {
 		return
 	}
-	m0, pos := t.Outputs(), t.Size()*t.Size()
-	span := step*(tiles-1) + Lanes // a position's tiles on the transform side
-	if row < Lanes*(m0*(tiles-1)+cols) || step < Lanes || stride < span {
+	step, pos := t.Outputs(), t.Size()*t.Size()
+	if row < Lanes*(step*(tiles-1)+cols) || stride < Lanes*tiles {
 		panic(errWinoStride)
 	}
-	if n < (rows-1)*row+Lanes*(m0*(tiles-1)+cols) || m < (pos-1)*stride+span {
+	if n < (rows-1)*row+Lanes*(step*(tiles-1)+cols) || m < (pos-1)*stride+Lanes*tiles {
 		panic(errWinoShort)
 	}
 }
@@ -146,32 +138,21 @@ func winoCheckStep(t WinogradTile, tiles, n, row, rows, cols, m, stride, step in
 // the columns first, then to the rows (winogradInGo). dst must not overlap
 // src.
 func WinogradIn(t WinogradTile, dst []float32, stride int, src []float32, row, tiles int) {
-	WinogradInStep(t, dst, stride, Lanes, src, row, tiles)
-}
-
-// WinogradInStep is WinogradIn with the transformed tiles step values
-// apart in dst instead of 8 (step >= 8, and a position's tiles end before
-// the next position starts):
-//
-//	dst[(a*p+q)*stride + step*k + l] = (Bᵀ d B)[p][q]
-//
-// Each value has the bits WinogradIn gives it.
-func WinogradInStep(t WinogradTile, dst []float32, stride, step int, src []float32, row, tiles int) {
 	a := t.check().Size()
-	winoCheckStep(t, tiles, len(src), row, a, a, len(dst), stride, step)
+	winoCheck(t, tiles, len(src), row, a, a, len(dst), stride)
 	if tiles == 0 {
 		return
 	}
 	winoFlops(t, tiles, func(o winoOps) int { return o.in })
 	if useAsm32() {
 		if t == F4x4 {
-			winogradIn4AVX2(&dst[0], stride, &src[0], row, tiles, step)
+			winogradIn4AVX2(&dst[0], stride, &src[0], row, tiles)
 		} else {
-			winogradIn5AVX2(&dst[0], stride, &src[0], row, tiles, step)
+			winogradIn5AVX2(&dst[0], stride, &src[0], row, tiles)
 		}
 		return
 	}
-	winogradInGo(t, dst, stride, step, src, row, tiles)
+	winogradInGo(t, dst, stride, src, row, tiles)
 }
 
 // WinogradInAdj is the adjoint of WinogradIn, B v Bᵀ, added into dst: for

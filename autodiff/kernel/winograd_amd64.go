@@ -6,11 +6,10 @@ package kernel
 // winograd_twin.go. They take at least one tile (the interleaves at least 8
 // offsets) and pointers to buffers that the exported kernels have checked.
 
-// winogradIn4AVX2 is winogradInGo(F4x4, dst, stride, step, src, row,
-// tiles), step last.
+// winogradIn4AVX2 is winogradInGo(F4x4, ...).
 //
 //go:noescape
-func winogradIn4AVX2(dst *float32, stride int, src *float32, row int, tiles int, step int)
+func winogradIn4AVX2(dst *float32, stride int, src *float32, row int, tiles int)
 
 // winogradInAdj4AVX2 is winogradInAdjGo(F4x4, ...).
 //
@@ -27,11 +26,10 @@ func winogradOut4AVX2(dst *float32, row int, src *float32, stride int, tiles int
 //go:noescape
 func winogradOutAdj4AVX2(dst *float32, stride int, src *float32, row int, tiles int)
 
-// winogradIn5AVX2 is winogradInGo(F5x5, dst, stride, step, src, row,
-// tiles), step last.
+// winogradIn5AVX2 is winogradInGo(F5x5, ...).
 //
 //go:noescape
-func winogradIn5AVX2(dst *float32, stride int, src *float32, row int, tiles int, step int)
+func winogradIn5AVX2(dst *float32, stride int, src *float32, row int, tiles int)
 
 // winogradInAdj5AVX2 is winogradInAdjGo(F5x5, ...).
 //

@@ -325,10 +325,10 @@ GLOBL sixteenth<>(SB), RODATA|NOPTR, $32
 	VADDPS Y3, Y2, Y2; \
 	VADDPS Y6, Y2, Y2
 
-// func winogradIn4AVX2(dst *float32, stride int, src *float32, row int, tiles int, step int)
+// func winogradIn4AVX2(dst *float32, stride int, src *float32, row int, tiles int)
 //
-// SI walks the tiles of src (128 bytes apart), DI the columns of dst (step values apart).
-TEXT ·winogradIn4AVX2(SB), $1152-48
+// SI walks the tiles of src (128 bytes apart), DI the columns of dst (32 bytes apart).
+TEXT ·winogradIn4AVX2(SB), $1152-40
 	MOVQ dst+0(FP), DI
 	MOVQ stride+8(FP), R8
 	SHLQ $2, R8
@@ -341,8 +341,6 @@ TEXT ·winogradIn4AVX2(SB), $1152-48
 	LEAQ (R8)(R8*2), R12
 	LEAQ (R8)(R8*4), R13
 	IMUL3Q $6, R8, R14
-	MOVQ step+40(FP), DX
-	SHLQ $2, DX
 tile:
 	VMOVUPS (SI), Y0
 	VMOVUPS (SI)(R9*1), Y1
@@ -507,7 +505,7 @@ tile:
 	VMOVUPS Y1, (BX)(R8*4)
 	VMOVUPS Y2, (BX)(R13*1)
 	ADDQ $128, SI
-	ADDQ DX, DI
+	ADDQ $32, DI
 	DECQ CX
 	JNZ tile
 	VZEROUPPER
@@ -1080,10 +1078,10 @@ tile:
 	VZEROUPPER
 	RET
 
-// func winogradIn5AVX2(dst *float32, stride int, src *float32, row int, tiles int, step int)
+// func winogradIn5AVX2(dst *float32, stride int, src *float32, row int, tiles int)
 //
-// SI walks the tiles of src (160 bytes apart), DI the columns of dst (step values apart).
-TEXT ·winogradIn5AVX2(SB), $1568-48
+// SI walks the tiles of src (160 bytes apart), DI the columns of dst (32 bytes apart).
+TEXT ·winogradIn5AVX2(SB), $1568-40
 	MOVQ dst+0(FP), DI
 	MOVQ stride+8(FP), R8
 	SHLQ $2, R8
@@ -1096,8 +1094,6 @@ TEXT ·winogradIn5AVX2(SB), $1568-48
 	LEAQ (R8)(R8*2), R12
 	LEAQ (R8)(R8*4), R13
 	IMUL3Q $7, R8, R14
-	MOVQ step+40(FP), DX
-	SHLQ $2, DX
 tile:
 	VMOVUPS (SI), Y0
 	VMOVUPS (SI)(R9*1), Y1
@@ -1317,7 +1313,7 @@ tile:
 	VMOVUPS Y3, (BX)(R13*1)
 	VMOVUPS Y2, (BX)(R12*2)
 	ADDQ $160, SI
-	ADDQ DX, DI
+	ADDQ $32, DI
 	DECQ CX
 	JNZ tile
 	VZEROUPPER

@@ -5,7 +5,7 @@ package kernel
 // Without assembly the Winograd kernels run their Go twins; these entry
 // points are never called because haveAVX2 is false.
 
-func winogradIn4AVX2(dst *float32, stride int, src *float32, row int, tiles int, step int) {
+func winogradIn4AVX2(dst *float32, stride int, src *float32, row int, tiles int) {
 	panic("kernel: winogradIn4AVX2 without assembly")
 }
 
@@ -21,7 +21,7 @@ func winogradOutAdj4AVX2(dst *float32, stride int, src *float32, row int, tiles 
 	panic("kernel: winogradOutAdj4AVX2 without assembly")
 }
 
-func winogradIn5AVX2(dst *float32, stride int, src *float32, row int, tiles int, step int) {
+func winogradIn5AVX2(dst *float32, stride int, src *float32, row int, tiles int) {
 	panic("kernel: winogradIn5AVX2 without assembly")
 }
 

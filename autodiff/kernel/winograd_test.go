@@ -160,7 +160,7 @@ func TestWinogradTwinsMath(t *testing.T) {
 				}
 			}
 			in := make([]float32, posLen)
-			winogradInGo(tile, in, lay.stride, Lanes, src, lay.row, lay.tiles)
+			winogradInGo(tile, in, lay.stride, src, lay.row, lay.tiles)
 			out := make([]float32, tileLen)
 			winogradOutGo(tile, out, lay.row, src, lay.stride, lay.tiles, 0.5)
 			outAdj := make([]float32, posLen)
@@ -228,7 +228,7 @@ func TestWinogradAdjoints(t *testing.T) {
 				}
 			}
 			in := make([]float32, posLen)
-			winogradInGo(tile, in, lay.stride, Lanes, d, lay.row, lay.tiles)
+			winogradInGo(tile, in, lay.stride, d, lay.row, lay.tiles)
 			adj := make([]float32, tileLen)
 			winogradInAdjGo(tile, adj, lay.row, v, lay.stride, lay.tiles)
 			if l, r := dot(in, v), dot(d, adj); math.Abs(l-r) > 1e-4*(math.Abs(l)+1) {
@@ -284,9 +284,7 @@ func TestWinogradAsmTwins(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	asm := map[WinogradTile][4]func(dst, src []float32, lay winoLayout){
 		F4x4: {
-			func(d, s []float32, lay winoLayout) {
-				winogradIn4AVX2(&d[0], lay.stride, &s[0], lay.row, lay.tiles, Lanes)
-			},
+			func(d, s []float32, lay winoLayout) { winogradIn4AVX2(&d[0], lay.stride, &s[0], lay.row, lay.tiles) },
 			func(d, s []float32, lay winoLayout) { winogradInAdj4AVX2(&d[0], lay.row, &s[0], lay.stride, lay.tiles) },
 			func(d, s []float32, lay winoLayout) {
 				winogradOut4AVX2(&d[0], lay.row, &s[0], lay.stride, lay.tiles, -0.75)
@@ -296,9 +294,7 @@ func TestWinogradAsmTwins(t *testing.T) {
 			},
 		},
 		F5x5: {
-			func(d, s []float32, lay winoLayout) {
-				winogradIn5AVX2(&d[0], lay.stride, &s[0], lay.row, lay.tiles, Lanes)
-			},
+			func(d, s []float32, lay winoLayout) { winogradIn5AVX2(&d[0], lay.stride, &s[0], lay.row, lay.tiles) },
 			func(d, s []float32, lay winoLayout) { winogradInAdj5AVX2(&d[0], lay.row, &s[0], lay.stride, lay.tiles) },
 			func(d, s []float32, lay winoLayout) {
 				winogradOut5AVX2(&d[0], lay.row, &s[0], lay.stride, lay.tiles, -0.75)
@@ -310,7 +306,7 @@ func TestWinogradAsmTwins(t *testing.T) {
 	}
 	for _, tile := range winoTileList {
 		twins := [4]func(dst, src []float32, lay winoLayout){
-			func(d, s []float32, lay winoLayout) { winogradInGo(tile, d, lay.stride, Lanes, s, lay.row, lay.tiles) },
+			func(d, s []float32, lay winoLayout) { winogradInGo(tile, d, lay.stride, s, lay.row, lay.tiles) },
 			func(d, s []float32, lay winoLayout) { winogradInAdjGo(tile, d, lay.row, s, lay.stride, lay.tiles) },
 			func(d, s []float32, lay winoLayout) { winogradOutGo(tile, d, lay.row, s, lay.stride, lay.tiles, -0.75) },
 			func(d, s []float32, lay winoLayout) { winogradOutAdjGo(tile, d, lay.stride, s, lay.row, lay.tiles) },
@@ -536,54 +532,4 @@ func TestWinogradPanics(t *testing.T) {
 			tc.f()
 		}()
 	}
-}
-
-// TestWinogradInStep compares WinogradInStep with WinogradIn, bit for bit,
-// on every implementation: each tile's positions wherever step puts them,
-// and nothing else written.
-func TestWinogradInStep(t *testing.T) {
-	rng := rand.New(rand.NewPCG(16, 17))
-	forEachImpl(t, func(t *testing.T) {
-		for _, tile := range []WinogradTile{F4x4, F5x5} {
-			m, a := tile.Outputs(), tile.Size()
-			for _, tiles := range []int{1, 2, 3, 5} {
-				for _, step := range []int{8, 16, 24, 384} {
-					row := Lanes * (m*(tiles-1) + a)
-					src := make([]float32, a*row)
-					for i := range src {
-						src[i] = float32(rng.NormFloat64())
-					}
-					stride := Lanes * tiles
-					want := make([]float32, a*a*stride)
-					WinogradIn(tile, want, stride, src, row, tiles)
-					gs := step*(tiles-1) + Lanes + 3
-					got := make([]float32, a*a*gs)
-					for i := range got {
-						got[i] = -7
-					}
-					WinogradInStep(tile, got, gs, step, src, row, tiles)
-					written := 0
-					for xi := 0; xi < a*a; xi++ {
-						for k := 0; k < tiles; k++ {
-							for l := 0; l < Lanes; l++ {
-								g, w := got[xi*gs+k*step+l], want[xi*stride+k*Lanes+l]
-								if math.Float32bits(g) != math.Float32bits(w) {
-									t.Fatalf("%v, %d tiles, step %d: position %d tile %d lane %d is %v, WinogradIn gives %v", tile, tiles, step, xi, k, l, g, w)
-								}
-								written++
-							}
-						}
-					}
-					for _, v := range got {
-						if v != -7 {
-							written--
-						}
-					}
-					if written != 0 {
-						t.Fatalf("%v, %d tiles, step %d: %d values written beyond the tiles", tile, tiles, step, -written)
-					}
-				}
-			}
-		}
-	})
 }

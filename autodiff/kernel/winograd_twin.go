@@ -7,9 +7,9 @@ package kernel
 // of a tile, then to the rows of the result, lane by lane.
 
 // winogradInGo is winogradIn4AVX2 and winogradIn5AVX2 and the definition of
-// WinogradInStep: for each tile and lane, Bᵀ on the a columns of the a x a
-// tile, then on the a rows of the result, the tiles step values apart.
-func winogradInGo(t WinogradTile, dst []float32, stride, step int, src []float32, row, tiles int) {
+// WinogradIn: for each tile and lane, Bᵀ on the a columns of the a x a
+// tile, then on the a rows of the result.
+func winogradInGo(t WinogradTile, dst []float32, stride int, src []float32, row, tiles int) {
 	f, m, a := winoTiles[t], t.Outputs(), t.Size()
 	d, c, o := make([]float32, a), make([]float32, a*a), make([]float32, a)
 	for k := 0; k < tiles; k++ {
@@ -26,7 +26,7 @@ func winogradInGo(t WinogradTile, dst []float32, stride, step int, src []float32
 			for p := range a {
 				f.bt(c[p*a:(p+1)*a], o)
 				for q := range a {
-					dst[(a*p+q)*stride+step*k+l] = o[q]
+					dst[(a*p+q)*stride+Lanes*k+l] = o[q]
 				}
 			}
 		}
