@@ -17,20 +17,21 @@ import (
 	"github.com/wadn-go/wadn/wadn/trainer"
 )
 
-// benchRunEpochs is the length of the runs BenchmarkDigitsRun times.
-const benchRunEpochs = 2
+// benchRunEpochs is the length of the runs BenchmarkDigitsRun times: 2 by
+// default, 50 (the defaults' schedule) for a whole run.
+var benchRunEpochs = flag.Int("bench.epochs", 2, "BenchmarkDigitsRun: the epochs of each run timed (50: a whole run at the defaults)")
 
 var benchImpl = flag.String("bench.impl", "", "BenchmarkDigitsRun: the kernels to run (default: this machine's fastest)")
 
 // BenchmarkDigitsRun times whole WADN Digits runs at the defaults (target
 // usps, unsupervised adaptation, batches of 20 images per domain, seed 0)
-// cut to benchRunEpochs epochs: every step, the evaluations and the solves
-// at the end of each epoch and the checkpoints, each run in a fresh
-// directory; the data are loaded before the clock starts. It reports the
-// wall time per epoch (s/epoch) and the part of it the steps took (the
-// epoch log's seconds, step-s/epoch). It needs the data directory
-// (WADN_DATA). -bench.impl selects other kernels the machine has (avx2 on
-// an AVX-512 machine).
+// cut to -bench.epochs epochs (2; 50 for the whole run): every step, the
+// evaluations and the solves at the end of each epoch and the checkpoints,
+// each run in a fresh directory; the data are loaded before the clock
+// starts. It reports the wall time per epoch (s/epoch) and the part of it
+// the steps took (the epoch log's seconds, step-s/epoch). It needs the data
+// directory (WADN_DATA). -bench.impl selects other kernels the machine has
+// (avx2 on an AVX-512 machine).
 func BenchmarkDigitsRun(b *testing.B) {
 	if *benchImpl != "" {
 		prev, err := kernel.SetImpl(*benchImpl)
@@ -48,7 +49,7 @@ func BenchmarkDigitsRun(b *testing.B) {
 		b.Fatal(err)
 	}
 	s.Target = "usps"
-	if err := s.Set("epochs", strconv.Itoa(benchRunEpochs)); err != nil {
+	if err := s.Set("epochs", strconv.Itoa(*benchRunEpochs)); err != nil {
 		b.Fatal(err)
 	}
 	rn := &Runner{DataDir: dir}
@@ -65,7 +66,7 @@ func BenchmarkDigitsRun(b *testing.B) {
 		}
 		steps += stepSeconds(b, filepath.Join(out.Dir, trainer.LogFile))
 	}
-	epochs := float64(b.N * benchRunEpochs)
+	epochs := float64(b.N * *benchRunEpochs)
 	b.ReportMetric(b.Elapsed().Seconds()/epochs, "s/epoch")
 	b.ReportMetric(steps/epochs, "step-s/epoch")
 	b.ReportMetric(0, "ns/op")
