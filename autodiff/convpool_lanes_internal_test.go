@@ -81,7 +81,13 @@ func lanesValue(r *rand.Rand, nanRate float64) float32 {
 // The assembly is checked against its definition poolLanes2x2Go on its
 // own, with what lies around its outputs untouched.
 func TestPoolInterleaved(t *testing.T) {
-	r := rand.New(rand.NewPCG(71, 72))
+	eachLanesCase(t, rand.New(rand.NewPCG(71, 72)), []float64{0, 0.03, 0.3}, checkPoolInterleaved)
+}
+
+// eachLanesCase calls check on every implementation, for every case of
+// lanesCases whose windows cover its planes, at every rate of NaNs.
+func eachLanesCase(t *testing.T, r *rand.Rand, nanRates []float64,
+	check func(t *testing.T, r *rand.Rand, name string, c lanesCase, wg *winoGeom, cp *convPool[float32], offs kernel.Offsets, nanRate float64)) {
 	for _, impl := range kernel.Available() {
 		t.Run(impl, func(t *testing.T) {
 			prev, err := kernel.SetImpl(impl)
@@ -94,9 +100,8 @@ func TestPoolInterleaved(t *testing.T) {
 				if !ok {
 					continue
 				}
-				for _, nanRate := range []float64{0, 0.03, 0.3} {
-					name := fmt.Sprintf("%+v NaN rate %v", c, nanRate)
-					checkPoolInterleaved(t, r, name, c, wg, cp, offs, nanRate)
+				for _, nanRate := range nanRates {
+					check(t, r, fmt.Sprintf("%+v NaN rate %v", c, nanRate), c, wg, cp, offs, nanRate)
 				}
 			}
 		})
@@ -162,26 +167,7 @@ func checkPoolInterleaved(t *testing.T, r *rand.Rand, name string, c lanesCase, 
 // implementations of TestPoolInterleaved. The assembly is checked
 // against its definition unpoolLanes2x2Go on its own.
 func TestUnpoolInterleaved(t *testing.T) {
-	r := rand.New(rand.NewPCG(73, 74))
-	for _, impl := range kernel.Available() {
-		t.Run(impl, func(t *testing.T) {
-			prev, err := kernel.SetImpl(impl)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer kernel.SetImpl(prev)
-			for _, c := range lanesCases() {
-				wg, cp, offs, ok := c.geom()
-				if !ok {
-					continue
-				}
-				for _, nanRate := range []float64{0, 0.05} {
-					name := fmt.Sprintf("%+v NaN rate %v", c, nanRate)
-					checkUnpoolInterleaved(t, r, name, c, wg, cp, offs, nanRate)
-				}
-			}
-		})
-	}
+	eachLanesCase(t, rand.New(rand.NewPCG(73, 74)), []float64{0, 0.05}, checkUnpoolInterleaved)
 }
 
 func checkUnpoolInterleaved(t *testing.T, r *rand.Rand, name string, c lanesCase, wg *winoGeom, cp *convPool[float32], offs kernel.Offsets, nanRate float64) {
