@@ -108,14 +108,20 @@ func eachLanesCase(t *testing.T, r *rand.Rand, nanRates []float64,
 	}
 }
 
+// lanesValues returns n values of lanesValue.
+func lanesValues(r *rand.Rand, n int, nanRate float64) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = lanesValue(r, nanRate)
+	}
+	return v
+}
+
 func checkPoolInterleaved(t *testing.T, r *rand.Rand, name string, c lanesCase, wg *winoGeom, cp *convPool[float32], offs kernel.Offsets, nanRate float64) {
 	t.Helper()
 	pw := wg.windows(cp)
 	L, hw, ohw := kernel.Lanes, c.h*c.w, cp.oh*cp.ow
-	src := make([]float32, wg.outLen)
-	for i := range src {
-		src[i] = lanesValue(r, nanRate)
-	}
+	src := lanesValues(r, wg.outLen, nanRate)
 	// The planes way: poolLanes into a second convPool.
 	want := *cp
 	want.out, want.idx = make([]float32, len(cp.out)), make([]int32, len(cp.idx))
@@ -175,10 +181,7 @@ func checkUnpoolInterleaved(t *testing.T, r *rand.Rand, name string, c lanesCase
 	pw := wg.windows(cp)
 	L, hw, ohw := kernel.Lanes, c.h*c.w, cp.oh*cp.ow
 	// The pooled output and positions of the block, from random planes.
-	src := make([]float32, wg.outLen)
-	for i := range src {
-		src[i] = lanesValue(r, nanRate)
-	}
+	src := lanesValues(r, wg.outLen, nanRate)
 	planes := make([]float32, L*hw)
 	kernel.Deinterleave8(planes, hw, src, offs, c.lanes)
 	cp.poolLanes(planes, 8, c.fi, c.f, c.lanes, make([]float32, L*ohw), make([]int32, L*ohw))
