@@ -187,7 +187,9 @@ ftq:
 // For each group of four filters: s (9 sums) in Y0-Y8; for each q (R8 at
 // G[q]) t[q][0..2] in Y9-Y11, summed over p (R9 at G[p]) from x in Y12,
 // read at SI (and R10 for du1), a*stride bytes (R12) apart from p to p.
-// Y13 and Y14 are scratch.
+// Y13 and Y14 are scratch. Each load prefetches its stream 128 bytes (8
+// groups) ahead: the a*a (or 2*a*a) streams are more than the hardware
+// prefetchers follow, and the partial sums come from memory.
 TEXT ·filterTransformAdjAVX2(SB), NOSPLIT, $0-56
 	MOVQ out+0(FP), DI
 	MOVQ du0+8(FP), BX
@@ -220,10 +222,12 @@ faq:
 	MOVQ a+48(FP), R14 // p counter
 fap:
 	VXORPD Y12, Y12, Y12
+	PREFETCHT0 128(SI)
 	VCVTPS2PD (SI), Y13
 	VADDPD Y13, Y12, Y12
 	CMPQ du1+16(FP), $0
 	JEQ faone
+	PREFETCHT0 128(R10)
 	VCVTPS2PD (R10), Y13
 	VADDPD Y13, Y12, Y12
 faone:
