@@ -529,14 +529,27 @@ func (ww *winoWork) each(n int, fn func(pl *winoPlanes, i int)) {
 }
 
 // shareOut runs fn(part, i) for every i in [0, n) on min(parts, n)
-// goroutines (kernel.Parallel), each taking the next i not taken.
+// goroutines (kernel.Parallel), each taking the next run of shareRun(parts,
+// n) values of i not taken, in order.
 func shareOut(parts, n int, fn func(part, i int)) {
 	var next atomic.Int64
+	run := int64(shareRun(parts, n))
 	kernel.Parallel(min(parts, n), func(p int) {
-		for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-			fn(p, i)
+		for lo := next.Add(run) - run; lo < int64(n); lo = next.Add(run) - run {
+			for i := int(lo); i < min(int(lo+run), n); i++ {
+				fn(p, i)
+			}
 		}
 	})
+}
+
+// shareRun is the number of consecutive values shareOut's parts take at a
+// time: about a sixteenth of a part's share, at least 1. Neighbouring
+// values write neighbouring rows and planes, which then share cache lines
+// at their ends within a part rather than between parts, and the parts
+// contend for the counter sixteen times a share rather than once a value.
+func shareRun(parts, n int) int {
+	return max(1, n/(16*max(parts, 1)))
 }
 
 // winoForward is convForward on the Winograd path with the given tile: y (n

@@ -3,6 +3,7 @@ package autodiff
 import (
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
@@ -132,6 +133,41 @@ func TestWinoForwardChunks(t *testing.T) {
 				}
 			}
 			kernel.SetThreads(prev)
+		}
+	}
+}
+
+// TestShareOut checks that shareOut calls fn once for every value, with a
+// part below min(parts, n), for part counts above and below the threads
+// and counts of values below, at and above the runs' sixteen a part.
+func TestShareOut(t *testing.T) {
+	for _, threads := range []int{1, 2, 3} {
+		prev := kernel.SetThreads(threads)
+		for _, parts := range []int{1, 2, 3, 5} {
+			for _, n := range []int{0, 1, 2, 7, 31, 32, 33, 49, 160, 1280, 1283} {
+				calls := make([]int32, n)
+				var bad atomic.Int32
+				shareOut(parts, n, func(p, i int) {
+					if p < 0 || p >= min(parts, n) {
+						bad.Add(1)
+					}
+					atomic.AddInt32(&calls[i], 1)
+				})
+				if bad.Load() != 0 {
+					t.Errorf("threads %d, parts %d, n %d: %d calls with a part out of [0, %d)", threads, parts, n, bad.Load(), min(parts, n))
+				}
+				for i, c := range calls {
+					if c != 1 {
+						t.Errorf("threads %d, parts %d, n %d: value %d had %d calls", threads, parts, n, i, c)
+					}
+				}
+			}
+		}
+		kernel.SetThreads(prev)
+	}
+	for _, c := range []struct{ parts, n, want int }{{1, 0, 1}, {2, 49, 1}, {2, 160, 5}, {2, 1280, 40}, {1, 1280, 80}, {0, 64, 4}} {
+		if got := shareRun(c.parts, c.n); got != c.want {
+			t.Errorf("shareRun(%d, %d) = %d, want %d", c.parts, c.n, got, c.want)
 		}
 	}
 }
