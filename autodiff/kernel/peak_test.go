@@ -83,3 +83,22 @@ func TestAVX512OnlyWithFlag(t *testing.T) {
 		t.Errorf("default implementation %s, want %s", Impl(), want)
 	}
 }
+
+// TestCoreRoundTrip checks that CoreRoundTrip returns 0 on one thread and,
+// on two, a positive time below a millisecond (a round trip through
+// memory takes well under a microsecond; the goroutines may share a
+// thread when the machine is busy, which yields every 16384 waits).
+func TestCoreRoundTrip(t *testing.T) {
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	if got := CoreRoundTrip(1000); got != 0 {
+		t.Errorf("GOMAXPROCS 1: %v, want 0", got)
+	}
+	runtime.GOMAXPROCS(2)
+	if got := CoreRoundTrip(0); got != 0 {
+		t.Errorf("no trips: %v, want 0", got)
+	}
+	if got := CoreRoundTrip(20000); got <= 0 || got >= time.Millisecond {
+		t.Errorf("GOMAXPROCS 2: %v, want in (0, 1ms)", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -171,6 +172,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 					res.GFLOP, res.GFLOPS, res.GFLOPDirect, res.GFLOPSDirect)
 				fmt.Fprintf(w, "FMA peak (register-only loop, measured before each run): median %.1f GFLOP/s; executed rate over it %.2f (median over runs)\n",
 					res.PeakGFLOPS, res.PeakRatio)
+				if len(res.RoundTripNs) > 0 {
+					fmt.Fprintf(w, "a cache line's round trip between two cores, before each run: %s ns\n", joinFloats(res.RoundTripNs, "%.0f"))
+				}
 			})
 		}
 		res, err := benchDigits(ctx, *images, *runs)
@@ -275,17 +279,26 @@ func benchPeak() peakResult {
 }
 
 // timeRuns times runs runs of reps calls of pass, each run preceded by a
-// measurement of the FMA peak on the kernels' threads (for peakTime), and
-// returns the seconds of a call in each run and the peaks.
-func timeRuns(ctx context.Context, runs, reps int, pass func() error) (secs, peaks []float64, err error) {
+// measurement of the FMA peak on the kernels' threads (for peakTime) and,
+// on more than one thread, of the round trip between two cores
+// (kernel.CoreRoundTrip), and returns the seconds of a call in each run,
+// the peaks and the round trips in nanoseconds (nil on one thread, or
+// when GOMAXPROCS is 1).
+func timeRuns(ctx context.Context, runs, reps int, pass func() error) (secs, peaks, trips []float64, err error) {
 	t := kernel.Threads()
 	secs, peaks = make([]float64, runs), make([]float64, runs)
+	if t > 1 && runtime.GOMAXPROCS(0) > 1 {
+		trips = make([]float64, runs)
+	}
 	err = untilDone(ctx, func() error {
 		for i := range secs {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			peaks[i] = kernel.FMAPeak(t, peakTime)
+			if trips != nil {
+				trips[i] = float64(kernel.CoreRoundTrip(roundTrips).Nanoseconds())
+			}
 			start := time.Now()
 			for range reps {
 				if err := pass(); err != nil {
@@ -297,10 +310,14 @@ func timeRuns(ctx context.Context, runs, reps int, pass func() error) (secs, pea
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return secs, peaks, nil
+	return secs, peaks, trips, nil
 }
+
+// roundTrips is the number of round trips of each of kernel.CoreRoundTrip's
+// rounds before a timed run: some 10 ms of them.
+const roundTrips = 20000
 
 // untilDone runs timed work in a goroutine of its own and returns its
 // error, or ctx's as soon as ctx is done: a product or a pass that takes
@@ -367,7 +384,7 @@ func benchDigits(ctx context.Context, images, runs int) (digitsResult, error) {
 	}
 	pass()
 	t := kernel.Threads()
-	secs, peaks, err := timeRuns(ctx, runs, 1, func() error { pass(); return nil })
+	secs, peaks, _, err := timeRuns(ctx, runs, 1, func() error { pass(); return nil })
 	if err != nil {
 		return digitsResult{}, err
 	}
@@ -434,6 +451,11 @@ type stepResult struct {
 	GFLOPSDirect float64 `json:"gflops_direct"` // GFLOPDirect / seconds
 	PeakGFLOPS   float64 `json:"peak_gflops"`   // median of the peaks measured before each run
 	PeakRatio    float64 `json:"peak_ratio"`    // median over runs of the executed rate over that run's peak
+	// RoundTripNs holds, for each run on more than one thread, the round
+	// trip of a cache line between two cores measured before it
+	// (kernel.CoreRoundTrip), in nanoseconds: the step's threads exchange
+	// data, and a machine whose cores share no cache slows them down.
+	RoundTripNs []float64 `json:"round_trip_ns,omitempty"`
 }
 
 // benchDigitsStep times WADN's training step on the Digits network with the
@@ -458,7 +480,7 @@ func benchDigitsStep(ctx context.Context, batch, runs int) (stepResult, error) {
 		}
 	}
 	t := kernel.Threads()
-	secs, peaks, err := timeRuns(ctx, runs, stepsPerRun, step)
+	secs, peaks, trips, err := timeRuns(ctx, runs, stepsPerRun, step)
 	if err != nil {
 		return stepResult{}, err
 	}
@@ -484,5 +506,15 @@ func benchDigitsStep(ctx context.Context, batch, runs int) (stepResult, error) {
 		GFLOP: flops / 1e9, GFLOPDirect: direct / 1e9,
 		GFLOPS: flops / median / 1e9, GFLOPSDirect: direct / median / 1e9,
 		PeakGFLOPS: experiment.Median(peaks), PeakRatio: peakRatio(flops, secs, peaks),
+		RoundTripNs: trips,
 	}, nil
+}
+
+// joinFloats formats each of xs with format and joins them with ", ".
+func joinFloats(xs []float64, format string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf(format, x)
+	}
+	return strings.Join(parts, ", ")
 }

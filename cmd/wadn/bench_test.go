@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -203,12 +205,25 @@ func TestBenchDigitsStep(t *testing.T) {
 		if d := r.GFLOPS - r.GFLOP/r.Seconds; d > 1e-6*r.GFLOPS || d < -1e-6*r.GFLOPS {
 			t.Errorf("GFLOP/s %v, want GFLOP/seconds = %v", r.GFLOPS, r.GFLOP/r.Seconds)
 		}
+		// A round trip a run on two threads (when the process may use two),
+		// none on one.
+		want := 0
+		if tc.threads == "2" && runtime.GOMAXPROCS(0) > 1 {
+			want = r.Runs
+		}
+		if len(r.RoundTripNs) != want || slices.ContainsFunc(r.RoundTripNs, func(ns float64) bool { return !(ns > 0) }) {
+			t.Errorf("threads %s: round trips %v, want %d positive", tc.threads, r.RoundTripNs, want)
+		}
 	}
-	code, out, errOut := runArgs(t, "", "bench", "digits", "--step", "--batch", "2", "--runs", "1")
+	code, out, errOut := runArgs(t, "", "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "2")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
-	for _, want := range []string{"WADN digits step, 2 images", "executed", "direct-convolution count", "FMA peak"} {
+	wants := []string{"WADN digits step, 2 images", "executed", "direct-convolution count", "FMA peak"}
+	if runtime.GOMAXPROCS(0) > 1 {
+		wants = append(wants, "round trip between two cores")
+	}
+	for _, want := range wants {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
