@@ -124,7 +124,9 @@ blenddone:
 // For each group of four filters (SI at its 9 rows of 4 doubles): for each
 // p (R8 at G[p]) the three t[p][j] in Y0-Y2, then for each q (R9 at G[q])
 // the value at DI, stride bytes (R11) apart from q to q. Y13-Y15 hold
-// G[p][0..2] broadcast; Y3-Y5 are scratch.
+// G[p][0..2] broadcast; Y3-Y5 are scratch. Each store prefetches its
+// stream 128 bytes (8 groups) ahead: u is fresh memory, written in a*a
+// streams.
 TEXT ·filterTransformAVX2(SB), NOSPLIT, $0-48
 	MOVQ u+0(FP), BX
 	MOVQ stride+8(FP), R11
@@ -167,6 +169,7 @@ ftq:
 	VMULPD Y2, Y5, Y5
 	VADDPD Y5, Y4, Y4
 	VCVTPD2PSY Y4, X4
+	PREFETCHT0 128(DI)
 	VMOVUPS X4, (DI)
 	ADDQ R11, DI
 	ADDQ $24, R9
