@@ -173,7 +173,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintf(w, "FMA peak (register-only loop, measured before each run): median %.1f GFLOP/s; executed rate over it %.2f (median over runs)\n",
 					res.PeakGFLOPS, res.PeakRatio)
 				if len(res.RoundTripNs) > 0 {
-					fmt.Fprintf(w, "a cache line's round trip between two cores, before each run: %s ns\n", joinFloats(res.RoundTripNs, "%.0f"))
+					fmt.Fprintf(w, "a cache line's round trip between two cores, before each run: %s ns\n", joinFloats(res.RoundTripNs, "%.0f", ", "))
 				}
 			})
 		}
@@ -280,14 +280,14 @@ func benchPeak() peakResult {
 
 // timeRuns times runs runs of reps calls of pass, each run preceded by a
 // measurement of the FMA peak on the kernels' threads (for peakTime) and,
-// on more than one thread, of the round trip between two cores
-// (kernel.CoreRoundTrip), and returns the seconds of a call in each run,
-// the peaks and the round trips in nanoseconds (nil on one thread, or
-// when GOMAXPROCS is 1).
-func timeRuns(ctx context.Context, runs, reps int, pass func() error) (secs, peaks, trips []float64, err error) {
+// with withTrips on more than one thread, of the round trip between two
+// cores (kernel.CoreRoundTrip), and returns the seconds of a call in each
+// run, the peaks and the round trips in nanoseconds (nil without
+// withTrips, on one thread, or when GOMAXPROCS is 1).
+func timeRuns(ctx context.Context, runs, reps int, withTrips bool, pass func() error) (secs, peaks, trips []float64, err error) {
 	t := kernel.Threads()
 	secs, peaks = make([]float64, runs), make([]float64, runs)
-	if t > 1 && runtime.GOMAXPROCS(0) > 1 {
+	if withTrips && t > 1 && runtime.GOMAXPROCS(0) > 1 {
 		trips = make([]float64, runs)
 	}
 	err = untilDone(ctx, func() error {
@@ -297,7 +297,7 @@ func timeRuns(ctx context.Context, runs, reps int, pass func() error) (secs, pea
 			}
 			peaks[i] = kernel.FMAPeak(t, peakTime)
 			if trips != nil {
-				trips[i] = float64(kernel.CoreRoundTrip(roundTrips).Nanoseconds())
+				trips[i] = float64(kernel.CoreRoundTrip(tripsPerRound).Nanoseconds())
 			}
 			start := time.Now()
 			for range reps {
@@ -315,10 +315,10 @@ func timeRuns(ctx context.Context, runs, reps int, pass func() error) (secs, pea
 	return secs, peaks, trips, nil
 }
 
-// roundTrips is the number of round trips of each of kernel.CoreRoundTrip's
-// five rounds before a timed run: 5 to 35 ms at round trips of 50 to 350
-// ns.
-const roundTrips = 20000
+// tripsPerRound is the number of round trips of each of
+// kernel.CoreRoundTrip's five rounds before a timed run: 5 to 35 ms at
+// round trips of 50 to 350 ns.
+const tripsPerRound = 20000
 
 // untilDone runs timed work in a goroutine of its own and returns its
 // error, or ctx's as soon as ctx is done: a product or a pass that takes
@@ -385,7 +385,7 @@ func benchDigits(ctx context.Context, images, runs int) (digitsResult, error) {
 	}
 	pass()
 	t := kernel.Threads()
-	secs, peaks, _, err := timeRuns(ctx, runs, 1, func() error { pass(); return nil })
+	secs, peaks, _, err := timeRuns(ctx, runs, 1, false, func() error { pass(); return nil })
 	if err != nil {
 		return digitsResult{}, err
 	}
@@ -481,7 +481,7 @@ func benchDigitsStep(ctx context.Context, batch, runs int) (stepResult, error) {
 		}
 	}
 	t := kernel.Threads()
-	secs, peaks, trips, err := timeRuns(ctx, runs, stepsPerRun, step)
+	secs, peaks, trips, err := timeRuns(ctx, runs, stepsPerRun, true, step)
 	if err != nil {
 		return stepResult{}, err
 	}
@@ -509,13 +509,4 @@ func benchDigitsStep(ctx context.Context, batch, runs int) (stepResult, error) {
 		PeakGFLOPS: experiment.Median(peaks), PeakRatio: peakRatio(flops, secs, peaks),
 		RoundTripNs: trips,
 	}, nil
-}
-
-// joinFloats formats each of xs with format and joins them with ", ".
-func joinFloats(xs []float64, format string) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = fmt.Sprintf(format, x)
-	}
-	return strings.Join(parts, ", ")
 }

@@ -440,9 +440,14 @@ func fmtLeft(d time.Duration) string {
 }
 
 func fmtVec(v []float64) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = fmt.Sprintf("%.3f", x)
+	return "[" + joinFloats(v, "%.3f", " ") + "]"
+}
+
+// joinFloats formats each of xs with format and joins them with sep.
+func joinFloats(xs []float64, format, sep string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf(format, x)
 	}
-	return "[" + strings.Join(parts, " ") + "]"
+	return strings.Join(parts, sep)
 }
