@@ -178,7 +178,18 @@ func (pg *poolGrad[T]) plane(p int, dst []T) {
 // pair by row pair, the windows of two columns eight at a time in
 // assembly (unpool2x2AVX2; the last eight overlapping the eight before,
 // whose values they write again), the others in Go (unpool2x2Go).
+//
+// A plane of whole windows (h = 2*oh, w = 2*ow) takes one call of
+// unpool2x2PlaneAVX2, which runs the same groups row pair by row pair.
 func unpool2x2[T kernel.Float](d []T, h, w int, g, x []T, idx []int32, oh, ow int) {
+	if h == 2*oh && w == 2*ow && len(d) >= h*w && len(g) >= oh*ow && len(idx) >= oh*ow && (x == nil || len(x) >= oh*ow) {
+		var xp *float32
+		if x != nil {
+			xp = f32p(x)
+		}
+		unpool2x2PlaneAVX2(f32p(d), f32p(g), xp, &idx[0], oh, ow, w)
+		return
+	}
 	full := w / 2 // windows of two columns in a row
 	for oy := 0; oy < oh; oy++ {
 		off := 2 * oy * w

@@ -43,6 +43,15 @@ func useMaxPoolAsm() bool { return haveMaxPoolAVX2 && kernel.Impl() != "go" }
 //go:noescape
 func unpool2x2AVX2(r0, r1, gv, x *float32, idx *int32, groups, off, w int)
 
+// unpool2x2PlaneAVX2 is unpool2x2AVX2 on every row pair of a plane d of
+// 2*oh rows of w = 2*ow values, ow at least 8: the windows of each row in
+// groups of eight, the last group overlapping the one before when ow is
+// not a multiple of eight (its windows written twice, with the same
+// values). gv, x (nil: no mask) and idx hold the oh*ow windows.
+//
+//go:noescape
+func unpool2x2PlaneAVX2(d, gv, x *float32, idx *int32, oh, ow, w int)
+
 // poolLanes2x2AVX2 is poolLanes2x2Go(dst, idx, stride, src, win, n, 8,
 // relu != 0) for n >= 8 windows, eight at a time (the last eight
 // overlapping the eight before, whose values they write again).

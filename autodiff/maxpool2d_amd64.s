@@ -415,3 +415,96 @@ unpoolnomask:
 	JNZ unpoolloop
 	VZEROUPPER
 	RET
+
+// func unpool2x2PlaneAVX2(d, gv, x *float32, idx *int32, oh, ow, w int)
+//
+// unpool2x2AVX2 over a whole plane of 2*oh rows of w = 2*ow values (ow at
+// least 8), row pair by row pair: the groups of eight windows from the
+// row's first, the last group overlapping the one before when ow is not a
+// multiple of eight. Registers: R9 the row pair's first value, R10, R11
+// and R12 the row's windows' values, outputs (zero: no mask) and
+// positions, R13 ow, R14 the row pairs left, CX the row pair's first
+// position, AX the group's first window; DI, SI, BX, DX, R8 and Y13 as in
+// unpool2x2AVX2.
+TEXT ·unpool2x2PlaneAVX2(SB), NOSPLIT, $0-56
+	MOVQ d+0(FP), R9
+	MOVQ gv+8(FP), R10
+	MOVQ x+16(FP), R11
+	MOVQ idx+24(FP), R12
+	MOVQ oh+32(FP), R14
+	MOVQ ow+40(FP), R13
+	VPXOR Y15, Y15, Y15
+	VPBROADCASTD w+48(FP), Y11
+	VPCMPEQD Y10, Y10, Y10
+	VPSRLD $31, Y10, Y10
+	VPADDD Y10, Y11, Y9
+	XORQ CX, CX
+planerow:
+	XORQ AX, AX
+planegroup:
+	LEAQ (R9)(AX*8), DI
+	MOVQ w+48(FP), SI
+	LEAQ (DI)(SI*4), SI
+	LEAQ (R10)(AX*4), BX
+	LEAQ (R12)(AX*4), R8
+	LEAQ (CX)(AX*2), DX
+	MOVQ DX, X13
+	VPBROADCASTD X13, Y13
+	VPADDD unpoolSteps<>(SB), Y13, Y13
+	XORQ DX, DX
+	TESTQ R11, R11
+	JEQ planenox
+	LEAQ (R11)(AX*4), DX
+planenox:
+	VMOVDQU (R8), Y0
+	VPSUBD Y13, Y0, Y0
+	VMOVUPS (BX), Y1
+	TESTQ DX, DX
+	JEQ planenomask
+	VMOVUPS (DX), Y2
+	VCMPPS $0x1e, Y15, Y2, Y3
+	VANDPS Y3, Y1, Y1
+planenomask:
+	VADDPS Y15, Y1, Y1
+	VPCMPEQD Y15, Y0, Y4
+	VPCMPEQD Y10, Y0, Y5
+	VPCMPEQD Y11, Y0, Y6
+	VPCMPEQD Y9, Y0, Y7
+	VANDPS Y1, Y4, Y4
+	VANDPS Y1, Y5, Y5
+	VANDPS Y1, Y6, Y6
+	VANDPS Y1, Y7, Y7
+	VUNPCKLPS Y5, Y4, Y8
+	VUNPCKHPS Y5, Y4, Y3
+	VPERM2F128 $0x20, Y3, Y8, Y2
+	VPERM2F128 $0x31, Y3, Y8, Y3
+	VMOVUPS Y2, 0(DI)
+	VMOVUPS Y3, 32(DI)
+	VUNPCKLPS Y7, Y6, Y8
+	VUNPCKHPS Y7, Y6, Y3
+	VPERM2F128 $0x20, Y3, Y8, Y2
+	VPERM2F128 $0x31, Y3, Y8, Y3
+	VMOVUPS Y2, 0(SI)
+	VMOVUPS Y3, 32(SI)
+	LEAQ -8(R13), BX
+	CMPQ AX, BX
+	JEQ planenext
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLE planegroup
+	MOVQ BX, AX
+	JMP planegroup
+planenext:
+	MOVQ w+48(FP), SI
+	LEAQ (R9)(SI*8), R9
+	LEAQ (CX)(SI*2), CX
+	LEAQ (R10)(R13*4), R10
+	LEAQ (R12)(R13*4), R12
+	TESTQ R11, R11
+	JEQ planenextx
+	LEAQ (R11)(R13*4), R11
+planenextx:
+	DECQ R14
+	JNZ planerow
+	VZEROUPPER
+	RET

@@ -199,8 +199,19 @@ func checkUnpool[T kernel.Float](t *testing.T) {
 		}
 		return T(rng.Float64() - 0.5)
 	}
+	var sizes [][2]int
 	for h := 1; h <= 9; h++ {
 		for w := 1; w <= 37; w += 1 + w/8 {
+			sizes = append(sizes, [2]int{h, w})
+		}
+	}
+	// Planes of whole windows, one call each on the assembly path: the
+	// digits' first layer (30 x 30), a multiple of eight windows a row,
+	// and a last group overlapping the one before.
+	sizes = append(sizes, [2]int{30, 30}, [2]int{4, 32}, [2]int{6, 46}, [2]int{12, 18})
+	for _, hw := range sizes {
+		{
+			h, w := hw[0], hw[1]
 			oh, ow := (h+1)/2, (w+1)/2
 			x := make([]T, h*w)
 			for i := range x {

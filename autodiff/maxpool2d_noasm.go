@@ -26,6 +26,11 @@ func unpool2x2AVX2(r0, r1, gv, x *float32, idx *int32, groups, off, w int) {
 	panic("autodiff: unpool2x2AVX2 without assembly")
 }
 
+// unpool2x2PlaneAVX2 is never called without assembly.
+func unpool2x2PlaneAVX2(d, gv, x *float32, idx *int32, oh, ow, w int) {
+	panic("autodiff: unpool2x2PlaneAVX2 without assembly")
+}
+
 // poolLanes2x2AVX2 is never called without assembly.
 func poolLanes2x2AVX2(dst *float32, idx *int32, stride int, src *float32, win *int32, n int, relu int) {
 	panic("autodiff: poolLanes2x2AVX2 without assembly")
