@@ -246,7 +246,7 @@ func gemmBlocks[T Float](bl blocking, s *scratch[T], pa *PackedA[T], transA, tra
 		}
 		for pc := 0; pc < k; pc += kc {
 			kb := min(kc, k-pc)
-			packB(bl.asm != nil, transB, b, ldb, pc, jc, kb, nb, nr, s.b)
+			packB(bl.asm != nil, transB, b, ldb, pc, jc, kb, nb, nr, nr, s.b)
 			bet := beta
 			if pc > 0 {
 				bet = 1
@@ -480,10 +480,12 @@ func packA[T Float](t8, trans bool, a []T, lda, i0, p0, mb, kb, mr int, alpha T,
 
 // packB packs rows [p0, p0+kb) and columns [j0, j0+nb) of op(B) into nr-wide
 // panels: element (p, j) of the block goes to dst[(j/nr)*nr*kb + p*nr + j%nr].
-// Columns past nb up to the next multiple of nr are zero. With t8 set (float32
-// with assembly) transposed columns are packed 8x8 at a time by transpose8
-// and full untransposed panels by packRows8.
-func packB[T Float](t8, trans bool, b []T, ldb, p0, j0, kb, nb, nr int, dst []T) {
+// In a last, partial panel the columns past nb up to cw (at most nr: the
+// columns its kernel reads) are zero; the others past cw are left as they
+// are. With t8 set (float32 with assembly) transposed columns are packed 8x8
+// at a time by transpose8 (a last group of fewer than 8 overlapping the one
+// before), and full untransposed panels by packRows8.
+func packB[T Float](t8, trans bool, b []T, ldb, p0, j0, kb, nb, nr, cw int, dst []T) {
 	jr0 := 0
 	if t8 && !trans && nr%8 == 0 && nb >= nr {
 		// All full panels at once, reading each row of B front to back.
@@ -497,9 +499,14 @@ func packB[T Float](t8, trans bool, b []T, ldb, p0, j0, kb, nb, nr int, dst []T)
 	for jr := jr0; jr < nb; jr += nr {
 		panel := dst[jr*kb : (jr+nr)*kb]
 		cols := min(nr, nb-jr)
-		if cols < nr {
+		if w := min(cw, nr); cols < w {
+			// A few values a row: stored one by one, as a call of clear
+			// per row would cost more than the stores.
+			_ = panel[(kb-1)*nr+w-1]
 			for p := 0; p < kb; p++ {
-				clear(panel[p*nr+cols : (p+1)*nr])
+				for j := p*nr + cols; j < p*nr+w; j++ {
+					panel[j] = 0
+				}
 			}
 		}
 		if !trans {
@@ -521,6 +528,13 @@ func packB[T Float](t8, trans bool, b []T, ldb, p0, j0, kb, nb, nr int, dst []T)
 			p8, g8 = kb&^7, cols&^7
 			for g := 0; g < g8; g += 8 {
 				transpose8((*float32)(unsafe.Pointer(&panel[g])), nr, (*float32)(unsafe.Pointer(&b[base+g*ldb])), ldb, p8, 1)
+			}
+			if g8 < cols {
+				// The last columns as a group of 8 overlapping the one
+				// before, whose values it writes again.
+				g := cols - 8
+				transpose8((*float32)(unsafe.Pointer(&panel[g])), nr, (*float32)(unsafe.Pointer(&b[base+g*ldb])), ldb, p8, 1)
+				g8 = cols
 			}
 		}
 		for p := 0; p < kb; p++ {

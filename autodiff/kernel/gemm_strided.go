@@ -89,11 +89,17 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 			kb := min(kc, k-pc)
 			// B: every panel packed, or only a partial panel too narrow
 			// for its kernel to read in place (at s.b[0:]).
+			// A partial panel is read by the narrowest kernel that covers it,
+			// which reads cw columns.
+			cw := nr
+			if fullN < nb {
+				cw = narrowest(bl.sk, nb-fullN).nr
+			}
 			switch {
 			case !d.b:
-				packB(t8, transB, b, ldb, pc, jc, kb, nb, nr, s.b)
-			case fullN < nb && jc+nb < narrowest(bl.sk, nb-fullN).nr:
-				packB(t8, false, b, ldb, pc, jc+fullN, kb, nb-fullN, nr, s.b)
+				packB(t8, transB, b, ldb, pc, jc, kb, nb, nr, cw, s.b)
+			case fullN < nb && jc+nb < cw:
+				packB(t8, false, b, ldb, pc, jc+fullN, kb, nb-fullN, nr, cw, s.b)
 			}
 			bet := beta
 			if pc > 0 {
