@@ -342,13 +342,48 @@ done:
 	MOVQ AX, ret+64(FP)
 	RET
 
+// UNPOOL8 writes one group of eight windows: Y0 the positions less each
+// window's first (0, 1, w or w+1 for the one chosen), Y1 the values,
+// masked by x > 0 when DX (x) is not nil and added to zero; Y4-Y7 the
+// value or zero at each of the four positions, interleaved into the rows
+// at DI and SI. It reads idx at R8 and the values at BX, and needs Y13 the
+// windows' first positions, Y15 zero, Y10 ones, Y11 w and Y9 w+1.
+#define UNPOOL8 \
+	VMOVDQU (R8), Y0; \
+	VPSUBD Y13, Y0, Y0; \
+	VMOVUPS (BX), Y1; \
+	TESTQ DX, DX; \
+	JEQ unpoolnomask; \
+	VMOVUPS (DX), Y2; \
+	VCMPPS $0x1e, Y15, Y2, Y3; \
+	VANDPS Y3, Y1, Y1; \
+unpoolnomask: \
+	VADDPS Y15, Y1, Y1; \
+	VPCMPEQD Y15, Y0, Y4; \
+	VPCMPEQD Y10, Y0, Y5; \
+	VPCMPEQD Y11, Y0, Y6; \
+	VPCMPEQD Y9, Y0, Y7; \
+	VANDPS Y1, Y4, Y4; \
+	VANDPS Y1, Y5, Y5; \
+	VANDPS Y1, Y6, Y6; \
+	VANDPS Y1, Y7, Y7; \
+	VUNPCKLPS Y5, Y4, Y8; \
+	VUNPCKHPS Y5, Y4, Y3; \
+	VPERM2F128 $0x20, Y3, Y8, Y2; \
+	VPERM2F128 $0x31, Y3, Y8, Y3; \
+	VMOVUPS Y2, 0(DI); \
+	VMOVUPS Y3, 32(DI); \
+	VUNPCKLPS Y7, Y6, Y8; \
+	VUNPCKHPS Y7, Y6, Y3; \
+	VPERM2F128 $0x20, Y3, Y8, Y2; \
+	VPERM2F128 $0x31, Y3, Y8, Y3; \
+	VMOVUPS Y2, 0(SI); \
+	VMOVUPS Y3, 32(SI)
+
 // func unpool2x2AVX2(r0, r1, gv, x *float32, idx *int32, groups, off, w int)
 //
-// For each group of eight windows: Y0 the positions less each window's
-// first (0, 1, w or w+1 for the one chosen), Y1 the values, masked by
-// x > 0 when x is not nil and added to zero; Y4-Y7 the value or zero at
-// each of the four positions, interleaved into the two rows. Y13 holds the
-// windows' first positions, Y15 zero, Y10 ones, Y11 w, Y9 w+1, Y12 16.
+// UNPOOL8 for each group of eight windows, Y13 holding the windows' first
+// positions and Y12 16, their step from one group to the next.
 DATA unpoolSteps<>+0(SB)/4, $0
 DATA unpoolSteps<>+4(SB)/4, $2
 DATA unpoolSteps<>+8(SB)/4, $4
@@ -375,37 +410,11 @@ TEXT ·unpool2x2AVX2(SB), NOSPLIT, $0-64
 	VPADDD Y10, Y11, Y9
 	VPSLLD $4, Y10, Y12
 unpoolloop:
-	VMOVDQU (R8), Y0
-	VPSUBD Y13, Y0, Y0
-	VMOVUPS (BX), Y1
+	UNPOOL8
 	TESTQ DX, DX
-	JEQ unpoolnomask
-	VMOVUPS (DX), Y2
-	VCMPPS $0x1e, Y15, Y2, Y3
-	VANDPS Y3, Y1, Y1
+	JEQ unpoolnext
 	ADDQ $32, DX
-unpoolnomask:
-	VADDPS Y15, Y1, Y1
-	VPCMPEQD Y15, Y0, Y4
-	VPCMPEQD Y10, Y0, Y5
-	VPCMPEQD Y11, Y0, Y6
-	VPCMPEQD Y9, Y0, Y7
-	VANDPS Y1, Y4, Y4
-	VANDPS Y1, Y5, Y5
-	VANDPS Y1, Y6, Y6
-	VANDPS Y1, Y7, Y7
-	VUNPCKLPS Y5, Y4, Y8
-	VUNPCKHPS Y5, Y4, Y3
-	VPERM2F128 $0x20, Y3, Y8, Y2
-	VPERM2F128 $0x31, Y3, Y8, Y3
-	VMOVUPS Y2, 0(DI)
-	VMOVUPS Y3, 32(DI)
-	VUNPCKLPS Y7, Y6, Y8
-	VUNPCKHPS Y7, Y6, Y3
-	VPERM2F128 $0x20, Y3, Y8, Y2
-	VPERM2F128 $0x31, Y3, Y8, Y3
-	VMOVUPS Y2, 0(SI)
-	VMOVUPS Y3, 32(SI)
+unpoolnext:
 	VPADDD Y12, Y13, Y13
 	ADDQ $32, R8
 	ADDQ $32, BX
@@ -418,7 +427,7 @@ unpoolnomask:
 
 // func unpool2x2PlaneAVX2(d, gv, x *float32, idx *int32, oh, ow, w int)
 //
-// unpool2x2AVX2 over a whole plane of 2*oh rows of w = 2*ow values (ow at
+// UNPOOL8 (as unpool2x2AVX2 runs it) over a whole plane of 2*oh rows of w = 2*ow values (ow at
 // least 8), row pair by row pair: the groups of eight windows from the
 // row's first, the last group overlapping the one before when ow is not a
 // multiple of eight. Registers: R9 the row pair's first value, R10, R11
@@ -456,36 +465,7 @@ planegroup:
 	JEQ planenox
 	LEAQ (R11)(AX*4), DX
 planenox:
-	VMOVDQU (R8), Y0
-	VPSUBD Y13, Y0, Y0
-	VMOVUPS (BX), Y1
-	TESTQ DX, DX
-	JEQ planenomask
-	VMOVUPS (DX), Y2
-	VCMPPS $0x1e, Y15, Y2, Y3
-	VANDPS Y3, Y1, Y1
-planenomask:
-	VADDPS Y15, Y1, Y1
-	VPCMPEQD Y15, Y0, Y4
-	VPCMPEQD Y10, Y0, Y5
-	VPCMPEQD Y11, Y0, Y6
-	VPCMPEQD Y9, Y0, Y7
-	VANDPS Y1, Y4, Y4
-	VANDPS Y1, Y5, Y5
-	VANDPS Y1, Y6, Y6
-	VANDPS Y1, Y7, Y7
-	VUNPCKLPS Y5, Y4, Y8
-	VUNPCKHPS Y5, Y4, Y3
-	VPERM2F128 $0x20, Y3, Y8, Y2
-	VPERM2F128 $0x31, Y3, Y8, Y3
-	VMOVUPS Y2, 0(DI)
-	VMOVUPS Y3, 32(DI)
-	VUNPCKLPS Y7, Y6, Y8
-	VUNPCKHPS Y7, Y6, Y3
-	VPERM2F128 $0x20, Y3, Y8, Y2
-	VPERM2F128 $0x31, Y3, Y8, Y3
-	VMOVUPS Y2, 0(SI)
-	VMOVUPS Y3, 32(SI)
+	UNPOOL8
 	LEAQ -8(R13), BX
 	CMPQ AX, BX
 	JEQ planenext
