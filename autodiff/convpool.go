@@ -182,10 +182,11 @@ func (pg *poolGrad[T]) plane(p int, dst []T) {
 // A plane of whole windows (h = 2*oh, w = 2*ow) takes one call of
 // unpool2x2PlaneAVX2, which runs the same groups row pair by row pair.
 func unpool2x2[T kernel.Float](d []T, h, w int, g, x []T, idx []int32, oh, ow int) {
-	if h == 2*oh && w == 2*ow && len(d) >= h*w && len(g) >= oh*ow && len(idx) >= oh*ow && (x == nil || len(x) >= oh*ow) {
+	if h == 2*oh && w == 2*ow {
+		d, g, idx = d[:h*w], g[:oh*ow], idx[:oh*ow] // the lengths the assembly reads
 		var xp *float32
 		if x != nil {
-			xp = f32p(x)
+			xp = f32p(x[:oh*ow])
 		}
 		unpool2x2PlaneAVX2(f32p(d), f32p(g), xp, &idx[0], oh, ow, w)
 		return

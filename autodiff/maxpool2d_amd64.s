@@ -347,7 +347,15 @@ done:
 // masked by x > 0 when DX (x) is not nil and added to zero; Y4-Y7 the
 // value or zero at each of the four positions, interleaved into the rows
 // at DI and SI. It reads idx at R8 and the values at BX, and needs Y13 the
-// windows' first positions, Y15 zero, Y10 ones, Y11 w and Y9 w+1.
+// windows' first positions and the constants of UNPOOL8_CONSTS.
+// UNPOOL8_CONSTS sets, from Y11 holding w in each lane, the constants
+// UNPOOL8 needs: Y15 zero, Y10 ones and Y9 w+1.
+#define UNPOOL8_CONSTS \
+	VPXOR Y15, Y15, Y15; \
+	VPCMPEQD Y10, Y10, Y10; \
+	VPSRLD $31, Y10, Y10; \
+	VPADDD Y10, Y11, Y9
+
 #define UNPOOL8 \
 	VMOVDQU (R8), Y0; \
 	VPSUBD Y13, Y0, Y0; \
@@ -401,13 +409,10 @@ TEXT ·unpool2x2AVX2(SB), NOSPLIT, $0-64
 	MOVQ x+24(FP), DX
 	MOVQ idx+32(FP), R8
 	MOVQ groups+40(FP), CX
-	VPXOR Y15, Y15, Y15
 	VPBROADCASTD off+48(FP), Y13
 	VPADDD unpoolSteps<>(SB), Y13, Y13
 	VPBROADCASTD w+56(FP), Y11
-	VPCMPEQD Y10, Y10, Y10
-	VPSRLD $31, Y10, Y10
-	VPADDD Y10, Y11, Y9
+	UNPOOL8_CONSTS
 	VPSLLD $4, Y10, Y12
 unpoolloop:
 	UNPOOL8
@@ -427,10 +432,10 @@ unpoolnext:
 
 // func unpool2x2PlaneAVX2(d, gv, x *float32, idx *int32, oh, ow, w int)
 //
-// UNPOOL8 (as unpool2x2AVX2 runs it) over a whole plane of 2*oh rows of w = 2*ow values (ow at
-// least 8), row pair by row pair: the groups of eight windows from the
-// row's first, the last group overlapping the one before when ow is not a
-// multiple of eight. Registers: R9 the row pair's first value, R10, R11
+// UNPOOL8, as unpool2x2AVX2 runs it, over a whole plane of 2*oh rows of
+// w = 2*ow values (ow at least 8), row pair by row pair: the groups of
+// eight windows from the row's first, the last group overlapping the one
+// before when ow is not a multiple of eight. Registers: R9 the row pair's first value, R10, R11
 // and R12 the row's windows' values, outputs (zero: no mask) and
 // positions, R13 ow, R14 the row pairs left, CX the row pair's first
 // position, AX the group's first window; DI, SI, BX, DX, R8 and Y13 as in
@@ -442,11 +447,8 @@ TEXT ·unpool2x2PlaneAVX2(SB), NOSPLIT, $0-56
 	MOVQ idx+24(FP), R12
 	MOVQ oh+32(FP), R14
 	MOVQ ow+40(FP), R13
-	VPXOR Y15, Y15, Y15
 	VPBROADCASTD w+48(FP), Y11
-	VPCMPEQD Y10, Y10, Y10
-	VPSRLD $31, Y10, Y10
-	VPADDD Y10, Y11, Y9
+	UNPOOL8_CONSTS
 	XORQ CX, CX
 planerow:
 	XORQ AX, AX
