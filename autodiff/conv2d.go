@@ -414,7 +414,11 @@ const convAccumulators = 2
 // taken while they are in cache and added as convBiasSum adds them.
 //
 // With src not nil (dy nil) each image's output gradient is built by src in
-// a buffer of the thread's just before its products read it.
+// a buffer of the thread's just before its products read it; or, when
+// pooledFilterFor gives a pooledFilter, the filter and bias gradients are
+// taken from the pooled values themselves, each image's filter terms added
+// into partial sums of pooledFilterWidth values a filter, and the output
+// gradient is built only for dx.
 func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw, db []T, src *poolGrad[T]) {
 	K, P, chw := g.colRows, g.outPixels, g.c*g.h*g.w
 	var sums []T
@@ -425,75 +429,127 @@ func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw,
 			release(sums)
 		}()
 	}
+	pf := pooledFilterFor(g, f, src)
 	// buffers returns a thread's buffers: the column matrix and, with src,
-	// the image's output gradient.
-	buffers := func() (cols, dyb []T) {
-		cols = alloc[T](K * P)
-		if src != nil {
-			dyb = alloc[T](f * P)
-		}
-		return cols, dyb
+	// the image's output gradient; with pf, its pixel rows and masked
+	// values.
+	type buffers struct {
+		cols, dyb []T
+		pooled    pooledBuffers
 	}
-	releaseBuffers := func(cols, dyb []T) {
-		release(cols)
+	newBuffers := func() (b buffers) {
+		b.cols = alloc[T](K * P)
 		if src != nil {
-			release(dyb)
+			b.dyb = alloc[T](f * P)
+		}
+		if pf != nil {
+			b.pooled = pf.buffers()
+		}
+		return b
+	}
+	releaseBuffers := func(b buffers) {
+		release(b.cols)
+		if src != nil {
+			release(b.dyb)
+		}
+		if pf != nil {
+			b.pooled.release()
 		}
 	}
-	image := func(i int, cols, dyb []T, acc []T, first bool) {
+	image := func(i int, b buffers, acc []T, first bool) {
 		var dyi []T
-		if src != nil {
-			dyi = dyb
+		switch {
+		case pf != nil:
+			// The filter and bias gradients from the pooled values; the
+			// output gradient's planes only for dx.
+			vals := pf.values(i, b.pooled)
+			if sums != nil {
+				for j := 0; j < f; j++ {
+					sums[i*f+j] = T(kernel.Sum(vals[j*pf.nq : (j+1)*pf.nq]))
+				}
+			}
+			if acc != nil {
+				if first {
+					clear(acc)
+				}
+				pf.add(as32(x[i*chw:(i+1)*chw]), vals, b.pooled, as32(acc))
+			}
+			if dx == nil {
+				return
+			}
+			dyi = b.dyb
 			src.planes(i*f, f, dyi)
-		} else {
-			dyi = dy[i*f*P : (i+1)*f*P]
-		}
-		if sums != nil {
-			for j := 0; j < f; j++ {
-				sums[i*f+j] = kernel.Sum(dyi[j*P : (j+1)*P])
+		default:
+			if src != nil {
+				dyi = b.dyb
+				src.planes(i*f, f, dyi)
+			} else {
+				dyi = dy[i*f*P : (i+1)*f*P]
 			}
-		}
-		if acc != nil {
-			im2col(g, x[i*chw:(i+1)*chw], cols, P)
-			var beta T
-			if !first {
-				beta = 1
+			if sums != nil {
+				for j := 0; j < f; j++ {
+					sums[i*f+j] = kernel.Sum(dyi[j*P : (j+1)*P])
+				}
 			}
-			kernel.GemmSerial(false, true, f, K, P, 1, dyi, P, cols, P, beta, acc, K)
+			if acc != nil {
+				im2col(g, x[i*chw:(i+1)*chw], b.cols, P)
+				var beta T
+				if !first {
+					beta = 1
+				}
+				kernel.GemmSerial(false, true, f, K, P, 1, dyi, P, b.cols, P, beta, acc, K)
+			}
 		}
 		if dx != nil {
-			kernel.GemmSerial(true, false, K, P, f, 1, w, K, dyi, P, 0, cols, P)
+			kernel.GemmSerial(true, false, K, P, f, 1, w, K, dyi, P, 0, b.cols, P)
 			d := dx[i*chw : (i+1)*chw]
 			clear(d)
-			col2im(g, cols, P, d)
+			col2im(g, b.cols, P, d)
 		}
 	}
 	if dw == nil {
 		eachImage(n, func(_ int, next func() (int, bool)) {
-			cols, dyb := buffers()
+			b := newBuffers()
 			for i, ok := next(); ok; i, ok = next() {
-				image(i, cols, dyb, nil, false)
+				image(i, b, nil, false)
 			}
-			releaseBuffers(cols, dyb)
+			releaseBuffers(b)
 		})
 		return
 	}
 	accs := min(convAccumulators, n)
 	acc := make([][]T, accs)
-	acc[0] = dw
-	for k := 1; k < accs; k++ {
-		acc[k] = alloc[T](len(dw))
+	if pf != nil {
+		for k := range acc {
+			acc[k] = alloc[T](f * pooledFilterWidth)
+		}
+	} else {
+		acc[0] = dw
+		for k := 1; k < accs; k++ {
+			acc[k] = alloc[T](len(dw))
+		}
 	}
 	workers := min(kernel.Threads(), accs)
 	kernel.Parallel(workers, func(part int) {
-		cols, dyb := buffers()
+		b := newBuffers()
 		for i := 0; i < n; i++ {
 			if i%accs%workers == part {
-				image(i, cols, dyb, acc[i%accs], i < accs)
+				image(i, b, acc[i%accs], i < accs)
 			}
 		}
-		releaseBuffers(cols, dyb)
+		releaseBuffers(b)
 	})
+	if pf != nil {
+		a32 := make([][]float32, accs)
+		for k, a := range acc {
+			a32[k] = as32(a)
+		}
+		filterGradFromRows(as32(dw), a32, f, K)
+		for _, a := range acc {
+			release(a)
+		}
+		return
+	}
 	for k := 1; k < accs; k++ {
 		for j, v := range acc[k] {
 			dw[j] += v

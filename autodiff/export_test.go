@@ -54,3 +54,16 @@ func WinogradTileFor(n, c, h, w, f, kh, kw, stride, pad int) kernel.WinogradTile
 	}
 	return winoTile[float32](&g, n, f)
 }
+
+// PooledFilterApplies reports whether the backward pass of Conv2dMaxPool
+// on n images of c x h x h, f filters of 3 x 3 moved by one with padding
+// pad, takes the filter and bias gradients from the pooled gradient
+// (pooledFilter), whose sums are in another order than Conv2d's.
+func PooledFilterApplies[T kernel.Float](n, c, h, f, pad int) bool {
+	g, ok := newConvGeom(c, h, h, 3, 3, 1, pad)
+	if !ok {
+		return false
+	}
+	src := &poolGrad[T]{convPool: &convPool[T]{}}
+	return winoTile[T](&g, n, f) == 0 && convChunk(&g, n) == 1 && pooledFilterFor(&g, f, src) != nil
+}

@@ -48,8 +48,9 @@ func NewSequential[T kernel.Float](layers ...Module[T]) *Sequential[T] {
 // Forward applies every layer in turn.
 //
 // A Conv2d followed by a MaxPool2d (and a ReLU) runs as one operator,
-// autodiff.Conv2dMaxPool, which gives the same results and gradients
-// without writing the convolution's output out whole.
+// autodiff.Conv2dMaxPool, without writing the convolution's output out
+// whole. It gives the same results and gradients, but for the rounding of
+// a first layer's filter and bias gradients (see its documentation).
 func (s *Sequential[T]) Forward(x *autodiff.Tensor[T]) *autodiff.Tensor[T] {
 	for i := 0; i < len(s.Layers); i++ {
 		if c, ok := s.Layers[i].(*Conv2d[T]); ok && i+1 < len(s.Layers) {
