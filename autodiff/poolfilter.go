@@ -23,8 +23,8 @@ const pooledFilterBlock = 60
 // convolution's output gradient: only one value in each pooling window is
 // not zero, so the product dY * cols(x)^T has a quarter of its terms (for
 // 2 x 2 windows) left. For each filter j and pooled value q of an image,
-// with v the masked value (the planes' value before ReLU's mask when the
-// convPool applies ReLU) and p its position,
+// with v the pooled gradient's value (masked as ReLU's backward pass masks
+// it when the convPool applies ReLU) and p the position it goes to,
 //
 //	acc[j][k] = fma(v, row_p[k], acc[j][k])
 //
@@ -68,13 +68,15 @@ func pooledFilterFor[T kernel.Float](g *convGeom, f int, src *poolGrad[T]) *pool
 type pooledBuffers struct {
 	rows, vals []float32
 	pos        []int32
+	posBuf     []float32 // pos's memory, from the pool
 }
 
 // buffers returns a thread's buffers, from the pool; release gives them
 // back.
 func (pf *pooledFilter) buffers() pooledBuffers {
 	m := pf.f * pf.nq
-	b := pooledBuffers{rows: allocZeroed[float32](pf.g.outPixels * pooledFilterWidth), pos: make([]int32, m)}
+	b := pooledBuffers{rows: allocZeroed[float32](pf.g.outPixels * pooledFilterWidth), posBuf: alloc[float32](m)}
+	b.pos = unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b.posBuf))), m)
 	if pf.pg.relu {
 		b.vals = alloc[float32](m)
 	}
@@ -84,6 +86,7 @@ func (pf *pooledFilter) buffers() pooledBuffers {
 // release gives the buffers back to the pool.
 func (b pooledBuffers) release() {
 	release(b.rows)
+	release(b.posBuf)
 	if b.vals != nil {
 		release(b.vals)
 	}
