@@ -13,11 +13,11 @@ import (
 // ceilMode), followed by ReLU when relu is set. Its result and the
 // gradients of x, w and b have the bits of the three operators applied in
 // turn, and it panics as they do on shapes that do not fit, with one
-// exception: for float32, with the AVX2 kernels and the default numerics,
-// the filter and bias gradients of a convolution of rows of three pixels
-// moved by one without padding, with at most 31 weights a filter (a first
-// layer's), are sums over the pooled values only (pooledFilter), in
-// another order.
+// exception: for float32, with the AVX2 kernels, the default numerics and
+// a convolution algorithm other than ConvDirect, the filter and bias
+// gradients of a convolution of rows of three pixels moved by one without
+// padding, with at most 31 weights a filter (a first layer's), are sums
+// over the pooled values only (pooledFilter), in another order.
 //
 // The convolution's output is pooled where it is produced, a plane (or a
 // few) at a time while it is in cache, instead of being written out whole

@@ -35,9 +35,11 @@ const pooledFilterBlock = 60
 // plane are taken over the masked values, also in another order.
 //
 // It needs the kernels in assembly (AVX2 and FMA, package kernel not
-// restricted to Go), the default numerics and a convolution of rows of
-// three pixels moved by one, without padding, of at most
-// pooledFilterWidth-1 values a column (pooledFilterFor).
+// restricted to Go), the default numerics, a convolution algorithm other
+// than ConvDirect (which takes every convolution's products whole) and a
+// convolution of rows of three pixels moved by one, without padding, of at
+// most pooledFilterWidth-1 values a column (pooledFilterFor). It adds its
+// multiply-adds, 2*colRows a pooled value and filter, to kernel's count.
 type pooledFilter struct {
 	pg   *poolGrad[float32]
 	g    *convGeom
@@ -50,6 +52,7 @@ type pooledFilter struct {
 // with f filters whose output src pooled, or nil when it does not apply.
 func pooledFilterFor[T kernel.Float](g *convGeom, f int, src *poolGrad[T]) *pooledFilter {
 	if src == nil || unsafe.Sizeof(T(0)) != 4 || !usePoolFilterAsm() || numerics.IsReference() ||
+		CurrentConvAlgorithm() == ConvDirect ||
 		g.kw != 3 || g.stride != 1 || g.pad != 0 || g.offs == nil || g.colRows >= pooledFilterWidth {
 		return nil
 	}
@@ -129,6 +132,7 @@ func (pf *pooledFilter) add(x, vals []float32, b pooledBuffers, acc []float32) {
 	for q := 0; q < pf.nq; q += pooledFilterBlock {
 		poolFilterGradAVX2(&acc[0], &rows[0], &vals[q], &pos[q], pf.f, min(pooledFilterBlock, pf.nq-q), pf.nq)
 	}
+	kernel.AddFlops(2 * m * pf.g.colRows)
 }
 
 // filterGradFromRows sets dw (f x k) to the sums of the partial sums accs (f rows
