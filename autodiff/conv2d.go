@@ -431,16 +431,19 @@ func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw,
 	}
 	pf := pooledFilterFor(g, f, src)
 	// buffers returns a thread's buffers: the column matrix and, with src,
-	// the image's output gradient; with pf, its pixel rows and masked
-	// values.
+	// the image's output gradient (with pf, only for dx); with pf, its
+	// pixel rows, masked values and positions.
 	type buffers struct {
 		cols, dyb []T
 		pooled    pooledBuffers
 	}
+	products := pf == nil || dx != nil // the column matrix is needed
 	newBuffers := func() (b buffers) {
-		b.cols = alloc[T](K * P)
-		if src != nil {
-			b.dyb = alloc[T](f * P)
+		if products {
+			b.cols = alloc[T](K * P)
+			if src != nil {
+				b.dyb = alloc[T](f * P)
+			}
 		}
 		if pf != nil {
 			b.pooled = pf.buffers()
@@ -448,9 +451,11 @@ func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw,
 		return b
 	}
 	releaseBuffers := func(b buffers) {
-		release(b.cols)
-		if src != nil {
-			release(b.dyb)
+		if products {
+			release(b.cols)
+			if src != nil {
+				release(b.dyb)
+			}
 		}
 		if pf != nil {
 			b.pooled.release()

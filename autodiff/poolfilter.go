@@ -135,8 +135,8 @@ func (pf *pooledFilter) add(x, vals []float32, b pooledBuffers, acc []float32) {
 	kernel.AddFlops(2 * m * pf.g.colRows)
 }
 
-// filterGradFromRows sets dw (f x k) to the sums of the partial sums accs (f rows
-// of pooledFilterWidth each), added in order.
+// filterGradFromRows sets dw (f x k) to the sums of the partial sums accs
+// (f rows of pooledFilterWidth each), added in order.
 func filterGradFromRows(dw []float32, accs [][]float32, f, k int) {
 	for j := 0; j < f; j++ {
 		d := dw[j*k : (j+1)*k]
