@@ -35,6 +35,7 @@ func TestConv2dMaxPoolBits(t *testing.T) {
 		{n: 9, c: 16, h: 7, f: 16, k: 2, stride: 2, ceil: true, relu: true, bias: true},   // Winograd, 5x5
 		{n: 5, c: 3, h: 18, f: 8, k: 2, stride: 2, ceil: true, relu: true, bias: true},    // one Gemm per image, 16x16
 		{n: 4, c: 3, h: 19, f: 6, k: 2, stride: 2, ceil: false, relu: false, bias: false},
+		{n: 3, c: 3, h: 18, f: 9, k: 3, stride: 2, ceil: true, relu: true, bias: true},        // windows that overlap
 		{n: 6, c: 4, h: 9, f: 5, pad: 1, k: 3, stride: 2, ceil: true, relu: true, bias: true}, // chunked
 		{n: 3, c: 16, h: 10, f: 16, k: 2, stride: 2, relu: false, bias: true},                 // Winograd, 8x8
 	}
