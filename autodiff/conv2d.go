@@ -477,7 +477,7 @@ func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw,
 				if first {
 					clear(acc)
 				}
-				pf.add(as32(x[i*chw:(i+1)*chw]), vals, b.pooled, as32(acc))
+				pf.add(i, as32(x[i*chw:(i+1)*chw]), vals, b.pooled, as32(acc))
 			}
 			if dx == nil {
 				return
@@ -545,11 +545,7 @@ func convBackwardImages[T kernel.Float](g *convGeom, n, f int, x, w, dy, dx, dw,
 		releaseBuffers(b)
 	})
 	if pf != nil {
-		a32 := make([][]float32, accs)
-		for k, a := range acc {
-			a32[k] = as32(a)
-		}
-		filterGradFromRows(as32(dw), a32, f, K)
+		filterGradFromRows(dw, acc, f, K)
 		for _, a := range acc {
 			release(a)
 		}

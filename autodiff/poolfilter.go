@@ -97,12 +97,9 @@ func (b pooledBuffers) release() {
 
 // values returns the masked pooled gradient of image i, f planes of nq
 // values: the pooled gradient itself, or, with ReLU, its values where the
-// output is positive and zeros elsewhere, written into b.vals. It copies
-// the image's chosen positions into b.pos, read in one pass so that add
-// finds them in cache.
+// output is positive and zeros elsewhere, written into b.vals.
 func (pf *pooledFilter) values(i int, b pooledBuffers) []float32 {
 	m := pf.f * pf.nq
-	copy(b.pos[:m], pf.pg.idx[i*m:(i+1)*m])
 	gs := pf.pg.g[i*m : (i+1)*m]
 	if !pf.pg.relu {
 		return gs
@@ -116,18 +113,20 @@ func (pf *pooledFilter) values(i int, b pooledBuffers) []float32 {
 	return b.vals[:m]
 }
 
-// add adds the terms of an image, x (c x h x w), into acc (f rows of
-// pooledFilterWidth sums): it builds the image's pixel rows into b.rows
-// and runs poolFilterGradAVX2 over its masked values vals and the
-// positions values copied, a block of pooledFilterBlock positions of every
-// filter at a time.
-func (pf *pooledFilter) add(x, vals []float32, b pooledBuffers, acc []float32) {
+// add adds the terms of image i, x (c x h x w), into acc (f rows of
+// pooledFilterWidth sums): it builds the image's pixel rows into b.rows,
+// copies its chosen positions into b.pos in one pass (read in place,
+// filter by filter, they miss the caches), and runs poolFilterGradAVX2
+// over its masked values vals, a block of pooledFilterBlock positions of
+// every filter at a time.
+func (pf *pooledFilter) add(i int, x, vals []float32, b pooledBuffers, acc []float32) {
 	P := pf.g.outPixels
 	rows := b.rows[:P*pooledFilterWidth]
 	x = x[:pf.g.c*pf.g.h*pf.g.w]
 	filterRowsAVX2(&rows[0], &x[0], &pf.g.offs[0], &pf.segs[0], P, len(pf.segs))
 	m := pf.f * pf.nq
 	pos := b.pos[:m]
+	copy(pos, pf.pg.idx[i*m:(i+1)*m])
 	vals, acc = vals[:m], acc[:pf.f*pooledFilterWidth]
 	for q := 0; q < pf.nq; q += pooledFilterBlock {
 		poolFilterGradAVX2(&acc[0], &rows[0], &vals[q], &pos[q], pf.f, min(pooledFilterBlock, pf.nq-q), pf.nq)
@@ -137,7 +136,7 @@ func (pf *pooledFilter) add(x, vals []float32, b pooledBuffers, acc []float32) {
 
 // filterGradFromRows sets dw (f x k) to the sums of the partial sums accs
 // (f rows of pooledFilterWidth each), added in order.
-func filterGradFromRows(dw []float32, accs [][]float32, f, k int) {
+func filterGradFromRows[T kernel.Float](dw []T, accs [][]T, f, k int) {
 	for j := 0; j < f; j++ {
 		d := dw[j*k : (j+1)*k]
 		copy(d, accs[0][j*pooledFilterWidth:])

@@ -207,6 +207,6 @@ func BenchmarkPooledFilter(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		im := i % n
 		v := pf.values(im, bufs)
-		pf.add(x[im*3*32*32:], v, bufs, acc)
+		pf.add(im, x[im*3*32*32:], v, bufs, acc)
 	}
 }

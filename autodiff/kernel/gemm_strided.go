@@ -85,16 +85,16 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 			nb = n - jc
 		}
 		fullN := nb / nr * nr // columns in whole panels
+		// A partial panel is read by the narrowest kernel that covers it,
+		// which reads cw columns.
+		cw := nr
+		if fullN < nb {
+			cw = narrowest(bl.sk, nb-fullN).nr
+		}
 		for pc := 0; pc < k; pc += kc {
 			kb := min(kc, k-pc)
 			// B: every panel packed, or only a partial panel too narrow
 			// for its kernel to read in place (at s.b[0:]).
-			// A partial panel is read by the narrowest kernel that covers it,
-			// which reads cw columns.
-			cw := nr
-			if fullN < nb {
-				cw = narrowest(bl.sk, nb-fullN).nr
-			}
 			switch {
 			case !d.b:
 				packB(t8, transB, b, ldb, pc, jc, kb, nb, nr, cw, s.b)
