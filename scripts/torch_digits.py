@@ -9,18 +9,23 @@ untimed ones, with torch.set_num_threads(--threads):
              (ceil mode), ReLU], 64, 128 and 256 filters, flattened to 2304
              features. Compare with `wadn bench digits --threads N`.
   step       one WADN training step of the Digits network as package wadn
-             runs it: 3 source batches and 1 target batch of --batch images
-             (default 128; the default schedule of the runs takes 20)
-             through the extractor in one pass; the classifier FC [2304, 512]
-             ReLU [512, 100] ReLU [100, 10] with the alpha-weighted
-             cross-entropy of each source; per source a critic FC [2304, 256]
-             ReLU [256, 1] behind gradient reversal, with the WGAN-GP penalty
-             on interpolated features (double backward, norm
-             sqrt(sum g^2 + 1e-10)); the explicit term between the sources'
-             and the target's class centroids (moving averages); one backward
-             pass and one Adadelta update of every parameter. Compare with
-             `go test -run '^$' -bench DigitsStep -cpu N ./wadn/` (128) or
-             `wadn bench digits --step --batch B --threads N`.
+             runs it without target labels, with the Digits defaults: 3
+             source batches and 1 target batch of --batch images (default
+             128; the default schedule of the runs takes 20) through the
+             extractor in one pass; the classifier FC [2304, 512] ReLU [512,
+             100] ReLU [100, 10] with the alpha-weighted cross-entropy of
+             each source, normalised by the weights' sum; per source a critic
+             FC [2304, 256] ReLU [256, 1] behind gradient reversal, with the
+             WGAN-GP penalty on interpolated features (double backward, norm
+             sqrt(sum g^2 + 1e-10)); the squared centroid term, sum_y
+             alpha_t(y) S_t(y) mean_j (C_t^y - C^y)_j^2, between the sources'
+             and the target's class centroids (moving averages) on the
+             classifier's last hidden layer; one backward pass; a check that
+             every gradient is finite; one Adadelta update (lr 0.5) of every
+             parameter; and the moving average (0.9995) of the extractor's
+             and the classifier's weights. Compare with `go test -run '^$'
+             -bench DigitsStep -cpu N ./wadn/` (128) or `wadn bench digits
+             --step --batch B --threads N`.
 
 GFLOP/s counts the direct convolution's multiply-adds, as wadn does: per
 layer 2*N*F*C*9*OH*OW for the forward pass and the filter gradient, and for
@@ -103,42 +108,53 @@ def centroid(z, y, old, keep):
     return old.detach() * a + m @ z
 
 
+def ema_rate(decay, n):
+    """The weight of the past in the average's update after n earlier ones,
+    as package method takes it: the plain mean until 1/(1-decay) updates."""
+    return min(decay, (n + 1) / (n + 2))
+
+
 class Step:
-    """One WADN Digits step, with the default hyperparameters of package wadn."""
+    """One WADN Digits step, with the Digits defaults of package wadn."""
 
     def __init__(self, batch=BATCH):
         self.batch = batch
         self.ext = extractor()
         self.cls = mlp([2304, 512, 100, CLASSES])
         self.critics = nn.ModuleList(mlp([2304, 256, 1]) for _ in range(SOURCES))
-        self.opt = torch.optim.Adadelta(
-            list(self.ext.parameters()) + list(self.cls.parameters()) + list(self.critics.parameters()), lr=1.0)
+        self.params = list(self.ext.parameters()) + list(self.cls.parameters()) + list(self.critics.parameters())
+        self.opt = torch.optim.Adadelta(self.params, lr=0.5)
+        self.model = list(self.ext.parameters()) + list(self.cls.parameters())
+        self.shadow = [p.detach().clone() for p in self.model]
+        self.updates = 0
+        self.decay = 0.9995
         self.xs = [torch.randn(batch, 3, 32, 32) for _ in range(SOURCES)]
         self.ys = [torch.randint(0, CLASSES, (batch,)) for _ in range(SOURCES)]
         self.xt = torch.randn(batch, 3, 32, 32)
         self.alpha = torch.rand(SOURCES, CLASSES) + 0.5
+        self.share = [torch.bincount(y, minlength=CLASSES).to(torch.float32) / batch for y in self.ys]
         self.lam = torch.full((SOURCES,), 1.0 / SOURCES)
-        self.tbar = torch.full((CLASSES,), 1.0 / CLASSES)
-        self.cent_s = [torch.zeros(CLASSES, 2304) for _ in range(SOURCES)]
-        self.cent_t = torch.zeros(CLASSES, 2304)
-        self.eps, self.c0, self.gp, self.keep = 0.5, 0.01, 10.0, 0.7
+        self.cent_s = [torch.zeros(CLASSES, 100) for _ in range(SOURCES)]
+        self.cent_t = torch.zeros(CLASSES, 100)
+        self.eps, self.c0, self.gp, self.keep = 0.5, 0.02, 10.0, 0.7
 
     def __call__(self):
         T, B = SOURCES, self.batch
         z = self.ext(torch.cat(self.xs + [self.xt]))
-        logits = self.cls(z)
+        h = self.cls[:4](z)
+        logits = self.cls[4](h)
         zr = GradReverse.apply(z)
         yt = logits[T * B:].argmax(1).detach()
-        ct_target = centroid(z[T * B:], yt, self.cent_t, self.keep)
+        ct_target = centroid(h[T * B:], yt, self.cent_t, self.keep)
         total = 0
         new_cent = []
         for t in range(T):
             lo, y = t * B, self.ys[t]
             w = self.alpha[t][y]
-            cls = (F.cross_entropy(logits[lo:lo + B], y, reduction="none") * w).mean()
-            ct = centroid(z[lo:lo + B], y, self.cent_s[t], self.keep)
+            cls = (F.cross_entropy(logits[lo:lo + B], y, reduction="none") * w).sum() / w.sum()
+            ct = centroid(h[lo:lo + B], y, self.cent_s[t], self.keep)
             new_cent.append(ct.detach())
-            expl = (((ct - ct_target) ** 2).sum(1) + 1e-10).sqrt().mul(self.tbar).sum()
+            expl = (((ct - ct_target) ** 2).mean(1) * self.alpha[t] * self.share[t]).sum()
             critic = self.critics[t]
             impl = (critic(zr[lo:lo + B]).squeeze(1) * w).mean() - critic(zr[T * B:]).mean()
             xi = torch.rand(())
@@ -150,7 +166,17 @@ class Step:
             total = total + self.lam[t] * term
         self.opt.zero_grad()
         total.backward()
+        # The largest magnitude of each gradient is finite exactly when
+        # every value is (NaN propagates through the maximum).
+        grads = [p.grad for p in self.params]
+        if not torch.isfinite(torch.stack(torch._foreach_norm(grads, float("inf")))).all():
+            raise FloatingPointError("a gradient is not finite")
         self.opt.step()
+        with torch.no_grad():
+            q = 1 - ema_rate(self.decay, self.updates)
+            for s, p in zip(self.shadow, self.model):
+                s.lerp_(p, q)
+        self.updates += 1
         self.cent_s = new_cent
         self.cent_t = ct_target.detach()
         return float(total)
