@@ -537,6 +537,9 @@ func packB[T Float](t8, trans bool, b []T, ldb, p0, j0, kb, nb, nr, cw int, dst 
 				g8 = cols
 			}
 		}
+		if p8 == kb && g8 == cols {
+			continue // transpose8 packed the whole panel
+		}
 		for p := 0; p < kb; p++ {
 			j := 0
 			if p < p8 {
