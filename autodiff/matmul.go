@@ -38,6 +38,12 @@ func MatMul[T kernel.Float](a, b *Tensor[T], transA, transB bool) *Tensor[T] {
 	} else if m > 0 && n > 0 {
 		kernel.Gemm(transA, transB, m, n, k, 1, a.data, a.shape[1], b.data, b.shape[1], 0, out.data, n)
 	}
+	return matMulNode(out, a, b, transA, transB)
+}
+
+// matMulNode records out = op(a) x op(b) in the graph, with MatMul's
+// backward.
+func matMulNode[T kernel.Float](out, a, b *Tensor[T], transA, transB bool) *Tensor[T] {
 	var ret *Tensor[T]
 	ret = newOp("MatMul", out, []*Tensor[T]{a, b}, func(g *Tensor[T], _ bool) []*Tensor[T] {
 		gs := make([]*Tensor[T], 2)
@@ -58,4 +64,55 @@ func MatMul[T kernel.Float](a, b *Tensor[T], transA, transB bool) *Tensor[T] {
 		return gs
 	})
 	return ret
+}
+
+// MatMulRows returns MatMul(x, b, false, transB) for each x of xs, taken as
+// one kernel.Gemm over the rows of xs stacked. Every element of a product
+// is the same sum in the same order whatever the other rows (kernel.Gemm),
+// so each result has the values of MatMul's, and it is the same node in the
+// graph (inputs x and b, MatMul's backward). One product over many rows
+// runs faster than several over few; the stacking copies xs once.
+func MatMulRows[T kernel.Float](xs []*Tensor[T], b *Tensor[T], transB bool) []*Tensor[T] {
+	if len(b.shape) != 2 {
+		shapePanic("MatMulRows", "the weights must be 2-D", b.shape)
+	}
+	k, n := b.shape[0], b.shape[1]
+	if transB {
+		k, n = n, k
+	}
+	m := 0
+	for _, x := range xs {
+		if len(x.shape) != 2 || x.shape[1] != k {
+			shapePanic("MatMulRows", fmt.Sprintf("every input must be 2-D with %d columns (transB=%v)", k, transB), x.shape, b.shape)
+		}
+		m += x.shape[0]
+	}
+	outs := make([]*Tensor[T], len(xs))
+	if len(xs) == 1 || k == 0 || n == 0 {
+		for i, x := range xs {
+			outs[i] = MatMul(x, b, false, transB)
+		}
+		return outs
+	}
+	a := alloc[T](m * k)
+	c := alloc[T](m * n)
+	r := 0
+	for _, x := range xs {
+		copy(a[r*k:], x.data)
+		r += x.shape[0]
+	}
+	if m > 0 {
+		kernel.Gemm(false, transB, m, n, k, 1, a, k, b.data, b.shape[1], 0, c, n)
+	}
+	r = 0
+	for i, x := range xs {
+		rows := x.shape[0]
+		out := empty[T](rows, n)
+		copy(out.data, c[r*n:(r+rows)*n])
+		r += rows
+		outs[i] = matMulNode(out, x, b, false, transB)
+	}
+	release(a)
+	release(c)
+	return outs
 }

@@ -72,6 +72,52 @@ func (s *Sequential[T]) Forward(x *autodiff.Tensor[T]) *autodiff.Tensor[T] {
 	return x
 }
 
+// ForwardEach returns m.Forward(x) for each x of xs, with the same values
+// and the same graph. When m is a Linear, or a Sequential whose first layer
+// is one (or a Sequential that begins so), that layer's products of all
+// the inputs are taken in one pass over their rows stacked
+// (autodiff.MatMulRows), which runs faster than several passes over few
+// rows; the other layers run on each input in turn, in the order of xs.
+func ForwardEach[T kernel.Float](m Module[T], xs ...*autodiff.Tensor[T]) []*autodiff.Tensor[T] {
+	outs := make([]*autodiff.Tensor[T], len(xs))
+	if len(xs) > 1 {
+		switch f := m.(type) {
+		case *Linear[T]:
+			ys := autodiff.MatMulRows(xs, f.Weight, true)
+			for i, y := range ys {
+				if f.Bias != nil {
+					y = autodiff.Add(y, f.Bias)
+				}
+				outs[i] = y
+			}
+			return outs
+		case *Sequential[T]:
+			if len(f.Layers) > 0 && stacks(f.Layers[0]) {
+				rest := &Sequential[T]{Layers: f.Layers[1:]}
+				for i, y := range ForwardEach(f.Layers[0], xs...) {
+					outs[i] = rest.Forward(y)
+				}
+				return outs
+			}
+		}
+	}
+	for i, x := range xs {
+		outs[i] = m.Forward(x)
+	}
+	return outs
+}
+
+// stacks reports whether ForwardEach takes m's first products in one pass.
+func stacks[T kernel.Float](m Module[T]) bool {
+	switch f := m.(type) {
+	case *Linear[T]:
+		return true
+	case *Sequential[T]:
+		return len(f.Layers) > 0 && stacks(f.Layers[0])
+	}
+	return false
+}
+
 // Params returns the parameters of every layer, named "i.name".
 func (s *Sequential[T]) Params() []Param[T] {
 	var ps []Param[T]

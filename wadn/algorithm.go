@@ -204,12 +204,14 @@ func (a *algo) Step(r *method.Run, epoch int) error {
 		}
 		// Implicit: E_S[alpha d_t] - E_T[d_t] through gradient reversal; the
 		// critic maximises it, the extractor (reversed) minimises it.
-		critic := a.critics[t]
-		ds := critic.Forward(autodiff.Slice(zr, 0, lo, lo+B))
-		dt := critic.Forward(zrT)
+		// The critic reads the source's, the target's and the interpolated
+		// (detached) features of the gradient penalty, its first products
+		// in one pass (nn.ForwardEach: the values and graph of three).
+		zi := a.interpolate(r, t, zData[lo*d:(lo+B)*d], zData[crit*B*d:(crit+1)*B*d])
+		outs := nn.ForwardEach(a.critics[t], autodiff.Slice(zr, 0, lo, lo+B), zrT, zi)
+		ds, dt := outs[0], outs[1]
 		impl := autodiff.Sub(autodiff.MeanAll(autodiff.Mul(ds, autodiff.New(w, B, 1))), autodiff.MeanAll(dt))
-		// Gradient penalty on interpolated (detached) features.
-		gp, err := a.penalty(r, t, zData[lo*d:(lo+B)*d], zData[crit*B*d:(crit+1)*B*d])
+		gp, err := penalty(outs[2], zi)
 		if err != nil {
 			return err
 		}
@@ -270,18 +272,25 @@ func centroidMSE(cs, ct *autodiff.Tensor[float32], w []float32) *autodiff.Tensor
 	return autodiff.SumAll(autodiff.Mul(autodiff.Square(autodiff.Sub(cs, ct)), autodiff.New(wd, len(w), 1)))
 }
 
-// penalty returns E(||grad d_t(z_int)|| - 1)^2 for z_int = xi*zs + (1-xi)*zt,
-// one xi ~ U[0,1] per batch, the norm computed as sqrt(sum g^2 + 1e-10).
-// The features are taken as constants: the penalty trains the critic only.
-func (a *algo) penalty(r *method.Run, t int, zs, zt []float32) (*autodiff.Tensor[float32], error) {
+// interpolate returns the interpolated features of critic t's gradient
+// penalty, z_int = xi*zs + (1-xi)*zt with one xi ~ U[0,1] per batch, in its
+// reusable leaf: constants to the features, so the penalty trains the
+// critic only.
+func (a *algo) interpolate(r *method.Run, t int, zs, zt []float32) *autodiff.Tensor[float32] {
 	zi := a.zint[t]
 	xi := float32(r.Rand.Float64())
 	buf := zi.Data()
 	for i := range buf {
 		buf[i] = float32(xi*zs[i]) + float32((1-xi)*zt[i])
 	}
-	out := autodiff.SumAll(a.critics[t].Forward(zi))
-	g, err := autodiff.Gradients([]*autodiff.Tensor[float32]{out}, nil, []*autodiff.Tensor[float32]{zi}, true)
+	return zi
+}
+
+// penalty returns E(||grad d_t(z_int)|| - 1)^2 from the critic's outputs
+// out on the interpolated features zi (interpolate), the norm computed as
+// sqrt(sum g^2 + 1e-10).
+func penalty(out, zi *autodiff.Tensor[float32]) (*autodiff.Tensor[float32], error) {
+	g, err := autodiff.Gradients([]*autodiff.Tensor[float32]{autodiff.SumAll(out)}, nil, []*autodiff.Tensor[float32]{zi}, true)
 	if err != nil {
 		return nil, err
 	}
