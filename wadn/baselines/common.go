@@ -174,12 +174,15 @@ func stackScalars[T kernel.Float](xs []*autodiff.Tensor[T]) *autodiff.Tensor[T] 
 
 // domainLoss returns the domain classifier's binary cross-entropy on the
 // features src (label 1) and tgt (label 0), each averaged over its rows.
+// The classifier reads both in one pass (nn.ForwardEach: the values and
+// graph of two).
 func domainLoss(net nn.Module[float32], src, tgt *autodiff.Tensor[float32]) (*autodiff.Tensor[float32], error) {
-	ls, err := nn.BCEWithLogits(net.Forward(src), autodiff.Full[float32](1, src.Shape()[0], 1), nn.Mean)
+	outs := nn.ForwardEach(net, src, tgt)
+	ls, err := nn.BCEWithLogits(outs[0], autodiff.Full[float32](1, src.Shape()[0], 1), nn.Mean)
 	if err != nil {
 		return nil, err
 	}
-	lt, err := nn.BCEWithLogits(net.Forward(tgt), autodiff.Zeros[float32](tgt.Shape()[0], 1), nn.Mean)
+	lt, err := nn.BCEWithLogits(outs[1], autodiff.Zeros[float32](tgt.Shape()[0], 1), nn.Mean)
 	if err != nil {
 		return nil, err
 	}

@@ -64,11 +64,12 @@ func (a *pada) Step(r *method.Run, epoch int) error {
 	p := (float64(float64(epoch-1)*float64(r.Steps)) + float64(r.CurrentStep)) / (float64(r.Train.Epochs) * float64(r.Steps))
 	coef := 2/(1+numerics.Exp(-a.s.Ramp*p)) - 1
 	zr := autodiff.GradReverse(bb.z, float32(coef))
-	ls, err := nn.BCEWithLogits(a.net.Forward(bb.sources(zr)), autodiff.Full[float32](1, T*B, 1), nn.None)
+	outs := nn.ForwardEach(a.net, bb.sources(zr), bb.block(zr, bb.unl))
+	ls, err := nn.BCEWithLogits(outs[0], autodiff.Full[float32](1, T*B, 1), nn.None)
 	if err != nil {
 		return err
 	}
-	lt, err := nn.BCEWithLogits(a.net.Forward(bb.block(zr, bb.unl)), autodiff.Zeros[float32](B, 1), nn.None)
+	lt, err := nn.BCEWithLogits(outs[1], autodiff.Zeros[float32](B, 1), nn.None)
 	if err != nil {
 		return err
 	}
