@@ -106,10 +106,11 @@ func TestForwardEach(t *testing.T) {
 }
 
 // TestForwardEachStacks checks which modules ForwardEach takes the first
-// products of in one pass.
+// products of in one pass, and that it builds nothing for the others.
 func TestForwardEachStacks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	lin := NewLinear[float32](4, 2, true, rng)
+	xs := []*autodiff.Tensor[float32]{autodiff.Zeros[float32](3, 4), autodiff.Zeros[float32](2, 4)}
 	for _, tc := range []struct {
 		name string
 		m    Module[float32]
@@ -121,8 +122,15 @@ func TestForwardEachStacks(t *testing.T) {
 		{"relu-first", NewSequential[float32](ReLU[float32]{}, lin), false},
 		{"empty", &Sequential[float32]{}, false},
 	} {
-		if got := stacks(tc.m); got != tc.want {
-			t.Errorf("%s: stacks %v, want %v", tc.name, got, tc.want)
+		outs, ok := forwardStacked(tc.m, xs)
+		if ok != tc.want {
+			t.Errorf("%s: stacked %v, want %v", tc.name, ok, tc.want)
+		}
+		if !ok && outs != nil {
+			t.Errorf("%s: not stacked, yet %d outputs built", tc.name, len(outs))
+		}
+		if ok && len(outs) != len(xs) {
+			t.Errorf("%s: %d outputs, want %d", tc.name, len(outs), len(xs))
 		}
 	}
 }

@@ -34,7 +34,21 @@ func NewLinear[T kernel.Float](in, out int, bias bool, rng *rand.Rand) *Linear[T
 
 // Forward maps x of shape [n, In] to [n, Out].
 func (l *Linear[T]) Forward(x *autodiff.Tensor[T]) *autodiff.Tensor[T] {
-	y := autodiff.MatMul(x, l.Weight, false, true)
+	return l.addBias(autodiff.MatMul(x, l.Weight, false, true))
+}
+
+// forwardRows is Forward of each x of xs, the products taken in one pass
+// over their rows stacked (autodiff.MatMulRows): the same values and graph.
+func (l *Linear[T]) forwardRows(xs []*autodiff.Tensor[T]) []*autodiff.Tensor[T] {
+	ys := autodiff.MatMulRows(xs, l.Weight, true)
+	for i, y := range ys {
+		ys[i] = l.addBias(y)
+	}
+	return ys
+}
+
+// addBias returns y + b, or y without a bias.
+func (l *Linear[T]) addBias(y *autodiff.Tensor[T]) *autodiff.Tensor[T] {
 	if l.Bias != nil {
 		y = autodiff.Add(y, l.Bias)
 	}

@@ -76,46 +76,42 @@ func (s *Sequential[T]) Forward(x *autodiff.Tensor[T]) *autodiff.Tensor[T] {
 // and the same graph. When m is a Linear, or a Sequential whose first layer
 // is one (or a Sequential that begins so), that layer's products of all
 // the inputs are taken in one pass over their rows stacked
-// (autodiff.MatMulRows), which runs faster than several passes over few
+// (Linear.forwardRows), which runs faster than several passes over few
 // rows; the other layers run on each input in turn, in the order of xs.
 func ForwardEach[T kernel.Float](m Module[T], xs ...*autodiff.Tensor[T]) []*autodiff.Tensor[T] {
-	outs := make([]*autodiff.Tensor[T], len(xs))
 	if len(xs) > 1 {
-		switch f := m.(type) {
-		case *Linear[T]:
-			ys := autodiff.MatMulRows(xs, f.Weight, true)
-			for i, y := range ys {
-				if f.Bias != nil {
-					y = autodiff.Add(y, f.Bias)
-				}
-				outs[i] = y
-			}
+		if outs, ok := forwardStacked(m, xs); ok {
 			return outs
-		case *Sequential[T]:
-			if len(f.Layers) > 0 && stacks(f.Layers[0]) {
-				rest := &Sequential[T]{Layers: f.Layers[1:]}
-				for i, y := range ForwardEach(f.Layers[0], xs...) {
-					outs[i] = rest.Forward(y)
-				}
-				return outs
-			}
 		}
 	}
+	outs := make([]*autodiff.Tensor[T], len(xs))
 	for i, x := range xs {
 		outs[i] = m.Forward(x)
 	}
 	return outs
 }
 
-// stacks reports whether ForwardEach takes m's first products in one pass.
-func stacks[T kernel.Float](m Module[T]) bool {
+// forwardStacked is ForwardEach for a module that begins with a Linear; for
+// any other it builds nothing and reports false.
+func forwardStacked[T kernel.Float](m Module[T], xs []*autodiff.Tensor[T]) ([]*autodiff.Tensor[T], bool) {
 	switch f := m.(type) {
 	case *Linear[T]:
-		return true
+		return f.forwardRows(xs), true
 	case *Sequential[T]:
-		return len(f.Layers) > 0 && stacks(f.Layers[0])
+		if len(f.Layers) == 0 {
+			return nil, false
+		}
+		ys, ok := forwardStacked(f.Layers[0], xs)
+		if !ok {
+			return nil, false
+		}
+		rest := &Sequential[T]{Layers: f.Layers[1:]}
+		for i, y := range ys {
+			ys[i] = rest.Forward(y)
+		}
+		return ys, true
 	}
-	return false
+	return nil, false
 }
 
 // Params returns the parameters of every layer, named "i.name".

@@ -122,9 +122,9 @@ class Step:
         self.ext = extractor()
         self.cls = mlp([2304, 512, 100, CLASSES])
         self.critics = nn.ModuleList(mlp([2304, 256, 1]) for _ in range(SOURCES))
-        self.params = list(self.ext.parameters()) + list(self.cls.parameters()) + list(self.critics.parameters())
-        self.opt = torch.optim.Adadelta(self.params, lr=0.5)
         self.model = list(self.ext.parameters()) + list(self.cls.parameters())
+        self.params = self.model + list(self.critics.parameters())
+        self.opt = torch.optim.Adadelta(self.params, lr=0.5)
         self.shadow = [p.detach().clone() for p in self.model]
         self.updates = 0
         self.decay = 0.9995
