@@ -38,11 +38,20 @@ Run it with Debian's python3-torch (apt-get install python3-torch), e.g.
   /usr/bin/python3 scripts/torch_digits.py --threads 2 --only extractor
   /usr/bin/python3 scripts/torch_digits.py --threads 2 --only step --batch 20
 
-It prints one JSON object per measurement.
+It prints one JSON object per measurement, with the BLAS library PyTorch
+loaded ("blas": Debian's python3-torch takes whichever libblas.so.3
+update-alternatives names, the reference BLAS unless OpenBLAS is installed),
+how malloc was set ("malloc", see --malloc) and, for the step, the page
+faults a timed step took. For PyTorch at its best on an AVX-512 machine,
+install libopenblas0-pthread and set OPENBLAS_CORETYPE=SkylakeX: OpenBLAS
+0.3.21 does not know AMD's Zen 5 and takes its AVX2 (Haswell) kernels there.
 """
 
 import argparse
+import ctypes
 import json
+import os
+import resource
 import statistics
 import sys
 import time
@@ -167,9 +176,11 @@ class Step:
         self.opt.zero_grad()
         total.backward()
         # The largest magnitude of each gradient is finite exactly when
-        # every value is (NaN propagates through the maximum).
+        # every value is (NaN propagates through amax). abs().amax() takes
+        # under a millisecond a step where torch._foreach_norm(grads, inf)
+        # took 11 and isfinite(g).all() 7 (one thread, PyTorch 1.13).
         grads = [p.grad for p in self.params]
-        if not torch.isfinite(torch.stack(torch._foreach_norm(grads, float("inf")))).all():
+        if not torch.isfinite(torch.stack([g.abs().amax() for g in grads])).all():
             raise FloatingPointError("a gradient is not finite")
         self.opt.step()
         with torch.no_grad():
@@ -205,6 +216,43 @@ def cpu_flags():
     return {}
 
 
+def keep_freed_memory():
+    """Makes glibc's malloc keep freed memory for reuse instead of returning
+    it to the system: blocks of up to 32 MiB (glibc's largest threshold) come
+    from the heap rather than from mmap, and the heap is never trimmed. PyTorch
+    frees and allocates its tensors' buffers at every step; returned to the
+    system, each comes back zeroed page by page, a page fault each (about 10
+    thousand a step at batch 20), which costs more system time than the step's
+    arithmetic on some virtual machines. Returns False where this is not glibc."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+        return bool(libc.mallopt(M_MMAP_THRESHOLD, 32 << 20)) and bool(libc.mallopt(M_TRIM_THRESHOLD, 2**31 - 1))
+    except (OSError, AttributeError):
+        return False
+
+
+def blas_library():
+    """The BLAS library the process has loaded, as /proc/self/maps names it
+    (Debian's python3-torch takes libblas.so.3, which update-alternatives
+    points at the reference BLAS or at OpenBLAS), or "" where unknown."""
+    torch.ones(64, 64) @ torch.ones(64, 64)
+    try:
+        with open("/proc/self/maps") as f:
+            names = {line.split()[-1] for line in f if len(line.split()) >= 6}
+    except OSError:
+        return ""
+    for n in sorted(names):
+        base = n.rsplit("/", 1)[-1]
+        if base.startswith(("libblas", "libopenblas", "libmkl_rt", "libblis")):
+            return os.path.realpath(n)
+    return ""
+
+
+def minor_faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1)")
@@ -213,13 +261,26 @@ def main():
     p.add_argument("--only", choices=("extractor", "step"), help="run one measurement only")
     p.add_argument("--batch", type=int, default=BATCH, help=f"step: images of each domain (default {BATCH})")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--malloc", choices=("keep", "system"), default="keep",
+                   help="keep: glibc's malloc keeps freed memory for reuse (default); system: glibc's defaults, "
+                        "which return large blocks to the system and fault them in again at every step")
     a = p.parse_args()
     if a.threads < 1 or a.runs < 1 or a.warmup < 0 or a.batch < 1:
         p.error("--threads, --runs and --batch must be at least 1, --warmup at least 0")
+    kept = a.malloc == "keep" and keep_freed_memory()
+    if a.malloc == "keep" and not kept:
+        print("torch_digits.py: could not set glibc's malloc to keep freed memory; timing with the system's defaults",
+              file=sys.stderr)
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
+    blas = blas_library()
+    if "/blas/" in blas:
+        print(f"torch_digits.py: PyTorch's matrix products go to the reference BLAS ({blas}), "
+              "which is many times slower than an optimised one; on Debian: apt-get install libopenblas0-pthread",
+              file=sys.stderr)
     common = {"framework": "pytorch", "version": torch.__version__, "threads": a.threads,
-              "mkldnn": torch.backends.mkldnn.is_available(), "cpu_flags": cpu_flags(), "runs": a.runs}
+              "mkldnn": torch.backends.mkldnn.is_available(), "cpu_flags": cpu_flags(), "runs": a.runs,
+              "blas": blas, "malloc": "keep" if kept else "system"}
 
     if a.only in (None, "extractor"):
         ext = extractor()
@@ -237,10 +298,13 @@ def main():
                           "gflop_per_pass": gflop, "gflops": gflop / med}))
     if a.only in (None, "step"):
         step = Step(a.batch)
-        secs = time_runs(step, a.warmup, a.runs)
+        time_runs(step, a.warmup, 0)
+        faults = minor_faults()
+        secs = time_runs(step, 0, a.runs)
+        faults = (minor_faults() - faults) / a.runs
         print(json.dumps({"target": "digits_step", "batch": a.batch, "sources": SOURCES, **common,
                           "seconds": statistics.median(secs), "seconds_min": min(secs),
-                          "seconds_max": max(secs)}))
+                          "seconds_max": max(secs), "page_faults_per_step": faults}))
 
 
 if __name__ == "__main__":
