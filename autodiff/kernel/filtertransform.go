@@ -26,8 +26,14 @@ func FilterTransform(u []float32, stride int, g []float64, n int, gm []float64) 
 	_ = u[(a*a-1)*stride+n-1]
 	from := 0
 	if useAsm32() && n >= 4 {
-		filterTransformAVX2(&u[0], stride, &g[0], n/4, &gm[0], a)
-		from = n &^ 3
+		if pairs := n / 8; pairs > 0 && current.Load() == implAVX512 {
+			filterTransformAVX512(&u[0], stride, &g[0], pairs, &gm[0], a)
+			from = 8 * pairs
+		}
+		if from+4 <= n {
+			filterTransformAVX2(&u[from], stride, &g[from/4*36], (n-from)/4, &gm[0], a)
+			from = n &^ 3
+		}
 	}
 	filterTransformGo(u, stride, g, from, n, gm)
 }
@@ -56,8 +62,17 @@ func FilterTransformAdj(out []float32, dus [][]float32, stride, n int, gm []floa
 		if len(dus) == 2 {
 			du1 = &dus[1][0]
 		}
-		filterTransformAdjAVX2(&out[0], &dus[0][0], du1, stride, n/4, &gm[0], a)
-		from = n &^ 3
+		if pairs := n / 8; pairs > 0 && current.Load() == implAVX512 {
+			filterTransformAdjAVX512(&out[0], &dus[0][0], du1, stride, pairs, &gm[0], a)
+			from = 8 * pairs
+		}
+		if from+4 <= n {
+			if du1 != nil {
+				du1 = &dus[1][from]
+			}
+			filterTransformAdjAVX2(&out[from/4*36], &dus[0][from], du1, stride, (n-from)/4, &gm[0], a)
+			from = n &^ 3
+		}
 	}
 	filterTransformAdjGo(out, dus, stride, from, n, gm)
 }

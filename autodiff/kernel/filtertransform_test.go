@@ -29,7 +29,7 @@ func TestFilterTransform(t *testing.T) {
 			gm := filterG(tile)
 			a := tile.Size()
 			G := func(p int) [3]float64 { return [3]float64(gm[3*p : 3*p+3]) }
-			for _, n := range []int{0, 1, 4, 7, 8, 37, 256} {
+			for _, n := range []int{0, 1, 4, 7, 8, 12, 20, 37, 256} {
 				stride := n + 12
 				val := func() float64 {
 					switch rng.IntN(10) {

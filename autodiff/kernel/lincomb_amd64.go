@@ -42,3 +42,15 @@ func filterTransformAVX2(u *float32, stride int, gv *float64, groups int, gm *fl
 //
 //go:noescape
 func filterTransformAdjAVX2(out *float32, du0, du1 *float32, stride, groups int, gm *float64, a int)
+
+// filterTransformAVX512 is filterTransformAVX2 over 2*pairs groups, two at
+// a time in AVX-512F.
+//
+//go:noescape
+func filterTransformAVX512(u *float32, stride int, gv *float64, pairs int, gm *float64, a int)
+
+// filterTransformAdjAVX512 is filterTransformAdjAVX2 over 2*pairs groups,
+// two at a time in AVX-512F.
+//
+//go:noescape
+func filterTransformAdjAVX512(out *float32, du0, du1 *float32, stride, pairs int, gm *float64, a int)

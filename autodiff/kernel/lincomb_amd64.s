@@ -298,3 +298,209 @@ faone:
 	JNZ fagroup
 	VZEROUPPER
 	RET
+
+// func filterTransformAVX512(u *float32, stride int, gv *float64, pairs int, gm *float64, a int)
+//
+// filterTransformAVX2 on two groups of four filters at a time, with the
+// same operations in the same order on each filter: the pair's 9 rows
+// (each group's row of 4 doubles, the groups 288 bytes apart) in Z16-Z24,
+// for each p the three t[p][j] in Z0-Z2, and for each q the pair's eight
+// values stored at once at DI. Z13-Z15 hold G[p][0..2] broadcast; Z3-Z5 are
+// scratch.
+TEXT ·filterTransformAVX512(SB), NOSPLIT, $0-48
+	MOVQ u+0(FP), BX
+	MOVQ stride+8(FP), R11
+	SHLQ $2, R11
+	MOVQ gv+16(FP), SI
+	MOVQ pairs+24(FP), CX
+	MOVQ a+40(FP), R12
+ftpair:
+	VBROADCASTF64X4 0(SI), Z16
+	VINSERTF64X4 $1, 288(SI), Z16, Z16
+	VBROADCASTF64X4 32(SI), Z17
+	VINSERTF64X4 $1, 320(SI), Z17, Z17
+	VBROADCASTF64X4 64(SI), Z18
+	VINSERTF64X4 $1, 352(SI), Z18, Z18
+	VBROADCASTF64X4 96(SI), Z19
+	VINSERTF64X4 $1, 384(SI), Z19, Z19
+	VBROADCASTF64X4 128(SI), Z20
+	VINSERTF64X4 $1, 416(SI), Z20, Z20
+	VBROADCASTF64X4 160(SI), Z21
+	VINSERTF64X4 $1, 448(SI), Z21, Z21
+	VBROADCASTF64X4 192(SI), Z22
+	VINSERTF64X4 $1, 480(SI), Z22, Z22
+	VBROADCASTF64X4 224(SI), Z23
+	VINSERTF64X4 $1, 512(SI), Z23, Z23
+	VBROADCASTF64X4 256(SI), Z24
+	VINSERTF64X4 $1, 544(SI), Z24, Z24
+	MOVQ gm+32(FP), R8
+	MOVQ BX, DI // position (p, 0) of the pair
+	MOVQ R12, R13 // p counter
+ftpp:
+	VBROADCASTSD 0(R8), Z13
+	VBROADCASTSD 8(R8), Z14
+	VBROADCASTSD 16(R8), Z15
+	VMULPD Z16, Z13, Z0
+	VMULPD Z19, Z14, Z3
+	VADDPD Z3, Z0, Z0
+	VMULPD Z22, Z15, Z3
+	VADDPD Z3, Z0, Z0
+	VMULPD Z17, Z13, Z1
+	VMULPD Z20, Z14, Z3
+	VADDPD Z3, Z1, Z1
+	VMULPD Z23, Z15, Z3
+	VADDPD Z3, Z1, Z1
+	VMULPD Z18, Z13, Z2
+	VMULPD Z21, Z14, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z24, Z15, Z3
+	VADDPD Z3, Z2, Z2
+	MOVQ gm+32(FP), R9
+	MOVQ R12, R14 // q counter
+ftpq:
+	VBROADCASTSD 0(R9), Z4
+	VMULPD Z0, Z4, Z4
+	VBROADCASTSD 8(R9), Z5
+	VMULPD Z1, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VBROADCASTSD 16(R9), Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VCVTPD2PS Z4, Y4
+	PREFETCHT0 128(DI)
+	VMOVUPS Y4, (DI)
+	ADDQ R11, DI
+	ADDQ $24, R9
+	DECQ R14
+	JNZ ftpq
+	ADDQ $24, R8
+	DECQ R13
+	JNZ ftpp
+	ADDQ $32, BX
+	ADDQ $576, SI
+	DECQ CX
+	JNZ ftpair
+	VZEROUPPER
+	RET
+
+// func filterTransformAdjAVX512(out *float32, du0, du1 *float32, stride, pairs int, gm *float64, a int)
+//
+// filterTransformAdjAVX2 on two groups of four filters at a time, with the
+// same operations in the same order on each filter, in Z registers: the
+// partial sums' eight values of a position widened at once, and each of
+// the 9 results' eight values split between the two groups (144 bytes
+// apart).
+TEXT ·filterTransformAdjAVX512(SB), NOSPLIT, $0-56
+	MOVQ out+0(FP), DI
+	MOVQ du0+8(FP), BX
+	MOVQ du1+16(FP), DX
+	MOVQ stride+24(FP), R11
+	SHLQ $2, R11
+	MOVQ pairs+32(FP), CX
+	MOVQ a+48(FP), R12
+	IMULQ R11, R12 // a*stride bytes: from p to p+1
+fappair:
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	MOVQ gm+40(FP), R8
+	XORQ AX, AX // q*stride bytes
+	MOVQ a+48(FP), R13 // q counter
+fapq:
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	LEAQ (BX)(AX*1), SI
+	LEAQ (DX)(AX*1), R10
+	MOVQ gm+40(FP), R9
+	MOVQ a+48(FP), R14 // p counter
+fapp:
+	VPXORQ Z12, Z12, Z12
+	PREFETCHT0 128(SI)
+	VCVTPS2PD (SI), Z13
+	VADDPD Z13, Z12, Z12
+	CMPQ du1+16(FP), $0
+	JEQ fapone
+	PREFETCHT0 128(R10)
+	VCVTPS2PD (R10), Z13
+	VADDPD Z13, Z12, Z12
+fapone:
+	VBROADCASTSD 0(R9), Z13
+	VMULPD Z12, Z13, Z13
+	VADDPD Z13, Z9, Z9
+	VBROADCASTSD 8(R9), Z13
+	VMULPD Z12, Z13, Z13
+	VADDPD Z13, Z10, Z10
+	VBROADCASTSD 16(R9), Z13
+	VMULPD Z12, Z13, Z13
+	VADDPD Z13, Z11, Z11
+	ADDQ R12, SI
+	ADDQ R12, R10
+	ADDQ $24, R9
+	DECQ R14
+	JNZ fapp
+	VBROADCASTSD 0(R8), Z12
+	VBROADCASTSD 8(R8), Z13
+	VBROADCASTSD 16(R8), Z14
+	VMULPD Z9, Z12, Z15
+	VADDPD Z15, Z0, Z0
+	VMULPD Z9, Z13, Z15
+	VADDPD Z15, Z1, Z1
+	VMULPD Z9, Z14, Z15
+	VADDPD Z15, Z2, Z2
+	VMULPD Z10, Z12, Z15
+	VADDPD Z15, Z3, Z3
+	VMULPD Z10, Z13, Z15
+	VADDPD Z15, Z4, Z4
+	VMULPD Z10, Z14, Z15
+	VADDPD Z15, Z5, Z5
+	VMULPD Z11, Z12, Z15
+	VADDPD Z15, Z6, Z6
+	VMULPD Z11, Z13, Z15
+	VADDPD Z15, Z7, Z7
+	VMULPD Z11, Z14, Z15
+	VADDPD Z15, Z8, Z8
+	ADDQ R11, AX
+	ADDQ $24, R8
+	DECQ R13
+	JNZ fapq
+	VCVTPD2PS Z0, Y0
+	VMOVUPS X0, 0(DI)
+	VEXTRACTF128 $1, Y0, 144(DI)
+	VCVTPD2PS Z1, Y1
+	VMOVUPS X1, 16(DI)
+	VEXTRACTF128 $1, Y1, 160(DI)
+	VCVTPD2PS Z2, Y2
+	VMOVUPS X2, 32(DI)
+	VEXTRACTF128 $1, Y2, 176(DI)
+	VCVTPD2PS Z3, Y3
+	VMOVUPS X3, 48(DI)
+	VEXTRACTF128 $1, Y3, 192(DI)
+	VCVTPD2PS Z4, Y4
+	VMOVUPS X4, 64(DI)
+	VEXTRACTF128 $1, Y4, 208(DI)
+	VCVTPD2PS Z5, Y5
+	VMOVUPS X5, 80(DI)
+	VEXTRACTF128 $1, Y5, 224(DI)
+	VCVTPD2PS Z6, Y6
+	VMOVUPS X6, 96(DI)
+	VEXTRACTF128 $1, Y6, 240(DI)
+	VCVTPD2PS Z7, Y7
+	VMOVUPS X7, 112(DI)
+	VEXTRACTF128 $1, Y7, 256(DI)
+	VCVTPD2PS Z8, Y8
+	VMOVUPS X8, 128(DI)
+	VEXTRACTF128 $1, Y8, 272(DI)
+	ADDQ $288, DI
+	ADDQ $32, BX
+	ADDQ $32, DX
+	DECQ CX
+	JNZ fappair
+	VZEROUPPER
+	RET

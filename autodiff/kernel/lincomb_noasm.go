@@ -26,3 +26,11 @@ func filterTransformAVX2(u *float32, stride int, gv *float64, groups int, gm *fl
 func filterTransformAdjAVX2(out *float32, du0, du1 *float32, stride, groups int, gm *float64, a int) {
 	panic("kernel: filterTransformAdjAVX2 without assembly")
 }
+
+func filterTransformAVX512(u *float32, stride int, gv *float64, pairs int, gm *float64, a int) {
+	panic("kernel: filterTransformAVX512 without assembly")
+}
+
+func filterTransformAdjAVX512(out *float32, du0, du1 *float32, stride, pairs int, gm *float64, a int) {
+	panic("kernel: filterTransformAdjAVX512 without assembly")
+}
