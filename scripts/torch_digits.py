@@ -222,8 +222,8 @@ def keep_freed_memory():
     from the heap rather than from mmap, and the heap is never trimmed. PyTorch
     frees and allocates its tensors' buffers at every step; returned to the
     system, each comes back zeroed page by page, a page fault each (about 10
-    thousand a step at batch 20), which costs more system time than the step's
-    arithmetic on some virtual machines. Returns False where this is not glibc."""
+    thousand a step at batch 20), which has doubled the step's time on a
+    virtual machine. Returns False where this is not glibc."""
     try:
         libc = ctypes.CDLL("libc.so.6")
         M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
