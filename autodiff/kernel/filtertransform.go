@@ -26,7 +26,7 @@ func FilterTransform(u []float32, stride int, g []float64, n int, gm []float64) 
 	_ = u[(a*a-1)*stride+n-1]
 	from := 0
 	if useAsm32() && n >= 4 {
-		if pairs := n / 8; pairs > 0 && current.Load() == implAVX512 {
+		if pairs := filterPairs(n); pairs > 0 {
 			filterTransformAVX512(&u[0], stride, &g[0], pairs, &gm[0], a)
 			from = 8 * pairs
 		}
@@ -62,7 +62,7 @@ func FilterTransformAdj(out []float32, dus [][]float32, stride, n int, gm []floa
 		if len(dus) == 2 {
 			du1 = &dus[1][0]
 		}
-		if pairs := n / 8; pairs > 0 && current.Load() == implAVX512 {
+		if pairs := filterPairs(n); pairs > 0 {
 			filterTransformAdjAVX512(&out[0], &dus[0][0], du1, stride, pairs, &gm[0], a)
 			from = 8 * pairs
 		}
@@ -75,6 +75,16 @@ func FilterTransformAdj(out []float32, dus [][]float32, stride, n int, gm []floa
 		}
 	}
 	filterTransformAdjGo(out, dus, stride, from, n, gm)
+}
+
+// filterPairs returns the pairs of groups of four filters that the AVX-512
+// filter transforms take of n filters, or 0 when they are not in use; the
+// AVX2 ones take a group left over.
+func filterPairs(n int) int {
+	if current.Load() != implAVX512 {
+		return 0
+	}
+	return n / 8
 }
 
 // checkFilterTransform panics unless G has 6 or 7 rows of 3 and the block
