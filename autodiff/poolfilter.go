@@ -12,7 +12,7 @@ import (
 // them, fit in it.
 const pooledFilterWidth = 32
 
-// pooledFilterBlock is the number of pooled positions poolFilterGradAVX2
+// pooledFilterBlock is the number of pooled positions poolFilterGrad
 // takes for every filter before the next positions: the pixel rows they
 // choose (about eight output rows of the convolution for the digits' first
 // layer, 30 KiB) stay in L1 while all the filters read them.
@@ -116,7 +116,7 @@ func (pf *pooledFilter) values(i int, b pooledBuffers) []float32 {
 // add adds the terms of image i, x (c x h x w), into acc (f rows of
 // pooledFilterWidth sums): it builds the image's pixel rows into b.rows,
 // copies its chosen positions into b.pos in one pass (read in place,
-// filter by filter, they miss the caches), and runs poolFilterGradAVX2
+// filter by filter, they miss the caches), and runs poolFilterGrad
 // over its masked values vals, a block of pooledFilterBlock positions of
 // every filter at a time.
 func (pf *pooledFilter) add(i int, x, vals []float32, b pooledBuffers, acc []float32) {
@@ -129,7 +129,7 @@ func (pf *pooledFilter) add(i int, x, vals []float32, b pooledBuffers, acc []flo
 	copy(pos, pf.pg.idx[i*m:(i+1)*m])
 	vals, acc = vals[:m], acc[:pf.f*pooledFilterWidth]
 	for q := 0; q < pf.nq; q += pooledFilterBlock {
-		poolFilterGradAVX2(&acc[0], &rows[0], &vals[q], &pos[q], pf.f, min(pooledFilterBlock, pf.nq-q), pf.nq)
+		poolFilterGrad(acc, rows, vals[q:], pos[q:], pf.f, min(pooledFilterBlock, pf.nq-q), pf.nq)
 	}
 	kernel.AddFlops(2 * m * pf.g.colRows)
 }

@@ -35,6 +35,31 @@ func maskPositiveAVX2(dst, gv, x *float32, n int)
 //go:noescape
 func poolFilterGradAVX2(acc, rows, gv *float32, idx *int32, nf, n, stride int)
 
+// poolFilterGradAVX512 is poolFilterGradAVX2 for nf a multiple of four, in
+// AVX-512F, with the same bits.
+//
+//go:noescape
+func poolFilterGradAVX512(acc, rows, gv *float32, idx *int32, nf, n, stride int)
+
+// poolFilterGrad is poolFilterGradAVX2, run on the AVX-512 kernel for
+// whole groups of four filters when package kernel uses AVX-512.
+func poolFilterGrad(acc, rows, gv []float32, idx []int32, nf, n, stride int) {
+	if n == 0 || nf == 0 {
+		return
+	}
+	_ = acc[nf*pooledFilterWidth-1]
+	_ = gv[(nf-1)*stride+n-1]
+	_ = idx[(nf-1)*stride+n-1]
+	done := 0
+	if g := nf &^ 3; g > 0 && kernel.Impl() == "avx512" {
+		poolFilterGradAVX512(&acc[0], &rows[0], &gv[0], &idx[0], g, n, stride)
+		done = g
+	}
+	if done < nf {
+		poolFilterGradAVX2(&acc[done*pooledFilterWidth], &rows[0], &gv[done*stride], &idx[done*stride], nf-done, n, stride)
+	}
+}
+
 // usePoolFilterAsm reports whether pooledFilter may run: the CPU has AVX2
 // and FMA and package kernel is not restricted to Go.
 func usePoolFilterAsm() bool { return havePoolFilterAVX2 && kernel.Impl() != "go" }

@@ -167,3 +167,84 @@ pfzero:
 	VZEROUPPER
 pfdone:
 	RET
+
+// FILTER_ROW512(off, v, a0, a1) adds v times the 32 values of rows at byte
+// offset off into a0 and a1, one fused multiply-add a lane.
+#define FILTER_ROW512(off, v, a0, a1) \
+	VFMADD231PS 0(SI)(off*1), v, a0; \
+	VFMADD231PS 64(SI)(off*1), v, a1
+
+// func poolFilterGradAVX512(acc, rows, gv *float32, idx *int32, nf, n, stride int)
+//
+// poolFilterGradAVX2 for nf a multiple of four, in AVX-512F: filters four
+// at a time (eight accumulators of 16 lanes), each lane's multiply-adds
+// the same and in the same order.
+//
+// DI the filters' sums, SI rows, R8 and R9 the filters' values and
+// positions, R10 the filters left, R11 n, R12 the stride in bytes and R14
+// three times it, AX and BX the step's value and position, CX the steps
+// left, DX and R13 two filters' positions' byte offsets.
+TEXT ·poolFilterGradAVX512(SB), NOSPLIT, $0-56
+	MOVQ acc+0(FP), DI
+	MOVQ rows+8(FP), SI
+	MOVQ gv+16(FP), R8
+	MOVQ idx+24(FP), R9
+	MOVQ nf+32(FP), R10
+	MOVQ n+40(FP), R11
+	MOVQ stride+48(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R14
+	TESTQ R11, R11
+	JEQ pf4done
+pf4group:
+	CMPQ R10, $4
+	JLT pf4zero
+	VMOVUPS 0(DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS 192(DI), Z3
+	VMOVUPS 256(DI), Z4
+	VMOVUPS 320(DI), Z5
+	VMOVUPS 384(DI), Z6
+	VMOVUPS 448(DI), Z7
+	MOVQ R8, AX
+	MOVQ R9, BX
+	MOVQ R11, CX
+pf4step:
+	MOVLQSX (BX), DX
+	MOVLQSX (BX)(R12*1), R13
+	SHLQ $7, DX
+	SHLQ $7, R13
+	VBROADCASTSS (AX), Z8
+	VBROADCASTSS (AX)(R12*1), Z9
+	VBROADCASTSS (AX)(R12*2), Z10
+	VBROADCASTSS (AX)(R14*1), Z11
+	FILTER_ROW512(DX, Z8, Z0, Z1)
+	FILTER_ROW512(R13, Z9, Z2, Z3)
+	MOVLQSX (BX)(R12*2), DX
+	MOVLQSX (BX)(R14*1), R13
+	SHLQ $7, DX
+	SHLQ $7, R13
+	FILTER_ROW512(DX, Z10, Z4, Z5)
+	FILTER_ROW512(R13, Z11, Z6, Z7)
+	ADDQ $4, AX
+	ADDQ $4, BX
+	DECQ CX
+	JNZ pf4step
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	ADDQ $512, DI
+	LEAQ (R8)(R12*4), R8
+	LEAQ (R9)(R12*4), R9
+	SUBQ $4, R10
+	JMP pf4group
+pf4zero:
+	VZEROUPPER
+pf4done:
+	RET

@@ -4,7 +4,10 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/wadn-go/wadn/autodiff/kernel"
 )
 
 // fma32 is the float32 fused multiply-add, a*b+c rounded once to nearest
@@ -124,9 +127,33 @@ func TestMaskPositive(t *testing.T) {
 	}
 }
 
-// TestPoolFilterGrad checks poolFilterGradAVX2 against its definition with
-// exactly rounded fused multiply-adds, for one and two filters at a time
-// and blocks of positions that stop inside the planes.
+// poolFilterKernel is one way to run poolFilterGradAVX2's sums.
+type poolFilterKernel struct {
+	name string
+	run  func(acc, rows, gv []float32, idx []int32, nf, n, stride int)
+}
+
+// poolFilterKernels returns the AVX2 kernel, and poolFilterGrad with
+// package kernel on AVX-512 when the CPU has it.
+func poolFilterKernels() []poolFilterKernel {
+	ks := []poolFilterKernel{{"avx2", func(acc, rows, gv []float32, idx []int32, nf, n, stride int) {
+		poolFilterGradAVX2(&acc[0], &rows[0], &gv[0], &idx[0], nf, n, stride)
+	}}}
+	if slices.Contains(kernel.Available(), "avx512") {
+		ks = append(ks, poolFilterKernel{"avx512", func(acc, rows, gv []float32, idx []int32, nf, n, stride int) {
+			prev, _ := kernel.SetImpl("avx512")
+			defer kernel.SetImpl(prev)
+			poolFilterGrad(acc, rows, gv, idx, nf, n, stride)
+		}})
+	}
+	return ks
+}
+
+// TestPoolFilterGrad checks poolFilterGradAVX2, and poolFilterGrad on
+// AVX-512, against their definition with exactly rounded fused
+// multiply-adds, for one, two, four and more filters at a time (groups of
+// four and the filters left over) and blocks of positions that stop inside
+// the planes.
 func TestPoolFilterGrad(t *testing.T) {
 	if !usePoolFilterAsm() {
 		t.Skip("no AVX2 and FMA, or package kernel is restricted to Go: the kernels do not run")
@@ -138,6 +165,9 @@ func TestPoolFilterGrad(t *testing.T) {
 		{3, 32, 40, 30},
 		{8, 17, 17, 60},
 		{7, 225, 225, 900},
+		{4, 3, 5, 20},
+		{12, 60, 225, 900},
+		{64, 60, 225, 900},
 	} {
 		rows := make([]float32, c.pixels*pooledFilterWidth)
 		for i := range rows {
@@ -165,10 +195,13 @@ func TestPoolFilterGrad(t *testing.T) {
 				}
 			}
 		}
-		poolFilterGradAVX2(&acc[0], &rows[0], &g[0], &idx[0], c.nf, c.n, c.stride)
-		for i := range acc {
-			if math.Float32bits(acc[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("%+v: sum %d = %v, want %v", c, i, acc[i], want[i])
+		for _, k := range poolFilterKernels() {
+			got := append([]float32(nil), acc...)
+			k.run(got, rows, g, idx, c.nf, c.n, c.stride)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s, %+v: sum %d = %v, want %v", k.name, c, i, got[i], want[i])
+				}
 			}
 		}
 	}

@@ -20,3 +20,8 @@ func maskPositiveAVX2(dst, gv, x *float32, n int) {
 func poolFilterGradAVX2(acc, rows, gv *float32, idx *int32, nf, n, stride int) {
 	panic("autodiff: poolFilterGradAVX2 without assembly")
 }
+
+// poolFilterGrad is never called without assembly.
+func poolFilterGrad(acc, rows, gv []float32, idx []int32, nf, n, stride int) {
+	panic("autodiff: poolFilterGrad without assembly")
+}
