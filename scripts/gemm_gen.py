@@ -213,26 +213,36 @@ def kernel(isa, mr, nr, unroll, row=False):
     return out
 
 
-def kernel_zy(mr):
-    """The strided AVX-512 kernel of an mr x 24 tile: each row of the tile
-    is a 512-bit vector of 16 columns and a 256-bit vector of 8. The 256-bit
-    operations use registers below 16 only (VEX encodings), so the kernel
-    needs AVX-512F and no more; each lane runs the same fused multiply-adds
-    as in a kernel of vectors of one width."""
+def kernel_pairs(mr):
+    """The strided AVX-512 kernel of an mr x 24 tile with 512-bit vectors
+    only: columns 0-15 of each row in a vector of their own, columns 16-23
+    of two rows in one vector (the first row's in the lower half, the
+    second's in the upper), multiplied by the two rows' values of A joined
+    the same way. Each lane runs the same fused multiply-adds as in a
+    kernel of vectors of one width; a step takes twelve multiply-adds of
+    512 bits, where 256-bit vectors for the last eight columns would take
+    sixteen, eight of them at half width. AVX-512F only: the halves go to
+    C and come from it through VEXTRACTF64X4 and VINSERTF64X4."""
     nr = 24
-    zacc = lambda i: "Z%d" % (16 + i)
-    yacc = lambda i: "Y%d" % i
-    zrow, yrow = "Z%d" % (16 + mr), "Y%d" % mr
-    bcast = list(range(mr + 1, 16))
-    if mr > 8 or len(bcast) < 2:
-        sys.exit("kernel %dx24: too few registers" % mr)
+    if mr % 2 or mr > 8:
+        sys.exit("kernel %dx24 in pairs: mr must be even and at most 8" % mr)
+    np_ = mr // 2
+    zacc = lambda i: "Z%d" % i                  # columns 0-15 of row i
+    pacc = lambda p: "Z%d" % (mr + p)           # columns 16-23 of rows 2p, 2p+1
+    zrow, prow = "Z%d" % (mr + np_), "Z%d" % (mr + np_ + 1)
+    first = mr + np_ + 2
+    bc = lambda i: "Z%d" % (first + i)          # row i's value of A
+    pj = lambda p: "Z%d" % (first + mr + p)     # rows 2p, 2p+1 joined
+    if first + mr + np_ > 32:
+        sys.exit("kernel %dx24 in pairs: too few registers" % mr)
     out = []
     e = out.append
     e("")
     name = "sgemmStrided%dx%d" % (mr, nr)
     e("// func %s(k int, a *float32, ars, acs int, b *float32, brs int, c *float32, ldc int, beta float32)" % name)
     e("//")
-    e("// Each row of the tile: columns 0-15 in Z%d-Z%d, columns 16-23 in Y0-Y%d." % (16, 15 + mr, mr - 1))
+    e("// Columns 0-15 of row i in Z%d-Z%d; columns 16-23 of rows 2p and 2p+1 in" % (0, mr - 1))
+    e("// Z%d-Z%d, the lower half row 2p's." % (mr, mr + np_ - 1))
     e("TEXT ·%s(SB), NOSPLIT, $8-68" % name)
     strides(e, "ldc+56(FP)")
     e("\tMOVQ k+0(FP), CX")
@@ -240,9 +250,8 @@ def kernel_zy(mr):
     e("\tLEAQ (AX)(R10*4), R12")
     e("\tMOVQ b+32(FP), BX")
     e("\tMOVQ c+48(FP), DI")
-    for i in range(mr):
-        e("\tVPXORD %s, %s, %s" % (zacc(i), zacc(i), zacc(i)))
-        e("\tVXORPS %s, %s, %s" % (yacc(i), yacc(i), yacc(i)))
+    for r in range(mr + np_):
+        e("\tVPXORD Z%d, Z%d, Z%d" % (r, r, r))
     e("\tMOVQ DI, R8")
     for i in range(mr):
         e("\tPREFETCHT0 (R8)")
@@ -252,12 +261,14 @@ def kernel_zy(mr):
 
     def step():
         e("\tVMOVUPS (BX), %s" % zrow)
-        e("\tVMOVUPS 64(BX), %s" % yrow)
+        e("\tVBROADCASTF64X4 64(BX), %s" % prow)
         for i in range(mr):
-            v = bcast[i % len(bcast)]
-            e("\tVBROADCASTSS %s, Z%d" % (row_addr(i), v))
-            e("\tVFMADD231PS %s, Z%d, %s" % (zrow, v, zacc(i)))
-            e("\tVFMADD231PS %s, Y%d, %s" % (yrow, v, yacc(i)))
+            e("\tVBROADCASTSS %s, %s" % (row_addr(i), bc(i)))
+            e("\tVFMADD231PS %s, %s, %s" % (zrow, bc(i), zacc(i)))
+            if i % 2:
+                p = i // 2
+                e("\tVINSERTF64X4 $1, %s, %s, %s" % (bc(i).replace("Z", "Y"), bc(i - 1), pj(p)))
+                e("\tVFMADD231PS %s, %s, %s" % (prow, pj(p), pacc(p)))
         e("\tADDQ SI, BX")
         e("\tADDQ R13, AX")
         e("\tADDQ R13, R12")
@@ -269,22 +280,28 @@ def kernel_zy(mr):
     e("\tJNZ accumulate")
     for i in range(mr):
         e("\tVMOVUPS %s, (DI)" % zacc(i))
-        e("\tVMOVUPS %s, 64(DI)" % yacc(i))
+        e("\tVEXTRACTF64X4 $%d, %s, 64(DI)" % (i % 2, pacc(i // 2)))
         if i < mr - 1:
             e("\tADDQ DX, DI")
     e("\tVZEROUPPER")
     e("\tMXCSR_RESTORE")
     e("\tRET")
     e("accumulate:")
-    beta = bcast[-1]
-    e("\tVBROADCASTSS beta+64(FP), Z%d" % beta)
-    for i in range(mr):
-        e("\tVFMADD231PS (DI), Z%d, %s" % (beta, zacc(i)))
-        e("\tVMOVUPS %s, (DI)" % zacc(i))
-        e("\tVFMADD231PS 64(DI), Y%d, %s" % (beta, yacc(i)))
-        e("\tVMOVUPS %s, 64(DI)" % yacc(i))
-        if i < mr - 1:
-            e("\tADDQ DX, DI")
+    beta, t = bc(0), bc(1)
+    e("\tVBROADCASTSS beta+64(FP), %s" % beta)
+    for p in range(np_):
+        # Rows 2p and 2p+1: columns 16-23 of both joined in t.
+        e("\tVFMADD231PS (DI), %s, %s" % (beta, zacc(2 * p)))
+        e("\tVMOVUPS %s, (DI)" % zacc(2 * p))
+        e("\tVFMADD231PS (DI)(DX*1), %s, %s" % (beta, zacc(2 * p + 1)))
+        e("\tVMOVUPS %s, (DI)(DX*1)" % zacc(2 * p + 1))
+        e("\tVBROADCASTF64X4 64(DI), %s" % t)
+        e("\tVINSERTF64X4 $1, 64(DI)(DX*1), %s, %s" % (t, t))
+        e("\tVFMADD231PS %s, %s, %s" % (t, beta, pacc(p)))
+        e("\tVEXTRACTF64X4 $0, %s, 64(DI)" % pacc(p))
+        e("\tVEXTRACTF64X4 $1, %s, 64(DI)(DX*1)" % pacc(p))
+        if p < np_ - 1:
+            e("\tLEAQ (DI)(DX*2), DI")
     e("\tVZEROUPPER")
     e("\tMXCSR_RESTORE")
     e("\tRET")
@@ -313,7 +330,7 @@ def main():
         lines.extend(kernel(isa, mr, nr, unroll))
     # AVX-512's kernel of 24 columns, for the last panels of 17 to 24
     # columns (the 20 columns of x Wᵀ swapped for batches of 20).
-    lines.extend(kernel_zy(8))
+    lines.extend(kernel_pairs(8))
     for isa, mr, nr, unroll in ROWS:
         lines.extend(kernel(isa, mr, nr, unroll, row=True))
     path = os.path.join(root, "autodiff", "kernel", "gemm_strided_amd64.s")

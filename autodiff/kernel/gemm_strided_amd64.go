@@ -17,8 +17,8 @@ func sgemmStrided8x48(k int, a *float32, ars, acs int, b *float32, brs int, c *f
 //go:noescape
 func sgemmStrided8x32(k int, a *float32, ars, acs int, b *float32, brs int, c *float32, ldc int, beta float32)
 
-// sgemmStrided8x24 is sgemmStridedGo(8, 24, ...) in AVX-512F: each row
-// of the tile is a vector of 16 columns and one of 8.
+// sgemmStrided8x24 is sgemmStridedGo(8, 24, ...) in AVX-512F with 512-bit
+// vectors only: columns 16-23 of two rows share a vector.
 //
 //go:noescape
 func sgemmStrided8x24(k int, a *float32, ars, acs int, b *float32, brs int, c *float32, ldc int, beta float32)
