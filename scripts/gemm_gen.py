@@ -225,6 +225,8 @@ def kernel_pairs(mr):
     C and come from it through VEXTRACTF64X4 and VINSERTF64X4."""
     nr = 24
     if mr % 2 or mr > 8:
+        # Rows pair up, and row_addr reaches eight rows; then the
+        # registers (3*mr + 2 of them) always suffice.
         sys.exit("kernel %dx24 in pairs: mr must be even and at most 8" % mr)
     np_ = mr // 2
     zacc = lambda i: "Z%d" % i                  # columns 0-15 of row i
@@ -233,8 +235,6 @@ def kernel_pairs(mr):
     first = mr + np_ + 2
     bc = lambda i: "Z%d" % (first + i)          # row i's value of A
     pj = lambda p: "Z%d" % (first + mr + p)     # rows 2p, 2p+1 joined
-    if first + mr + np_ > 32:
-        sys.exit("kernel %dx24 in pairs: too few registers" % mr)
     out = []
     e = out.append
     e("")
@@ -329,7 +329,8 @@ def main():
     for isa, mr, nr, unroll in KERNELS:
         lines.extend(kernel(isa, mr, nr, unroll))
     # AVX-512's kernel of 24 columns, for the last panels of 17 to 24
-    # columns (the 20 columns of x Wᵀ swapped for batches of 20).
+    # columns (the last 24 of the digits' 72-column Winograd products, the
+    # 20 columns of x Wᵀ swapped for batches of 20).
     lines.extend(kernel_pairs(8))
     for isa, mr, nr, unroll in ROWS:
         lines.extend(kernel(isa, mr, nr, unroll, row=True))
