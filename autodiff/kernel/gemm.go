@@ -567,6 +567,11 @@ type scratch[T Float] struct {
 type rawScratch struct {
 	a, b, tile []float64
 	prod       []float64 // gemmSwapped's products, grown as needed
+
+	// The typed views getScratch returns, kept here so that taking a
+	// scratch from the free list allocates nothing.
+	f32 scratch[float32]
+	f64 scratch[float64]
 }
 
 var scratchFree struct {
@@ -602,7 +607,15 @@ func getScratch[T Float](bl blocking) *scratch[T] {
 	view := func(s []float64) []T {
 		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*8/size)
 	}
-	return &scratch[T]{a: view(r.a), b: view(r.b), tile: view(r.tile), raw: r}
+	var s *scratch[T]
+	switch p := any(&r.f32).(type) {
+	case *scratch[T]:
+		s = p
+	default:
+		s = any(&r.f64).(*scratch[T])
+	}
+	*s = scratch[T]{a: view(r.a), b: view(r.b), tile: view(r.tile), raw: r}
+	return s
 }
 
 // getScratches takes n scratches from the free list, one per parallel range.
