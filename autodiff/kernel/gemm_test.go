@@ -674,3 +674,51 @@ func TestGemmThreadsExact(t *testing.T) {
 		}
 	})
 }
+
+// TestGemmSerialAllocs checks that products on the calling goroutine take
+// their buffers from the free list without allocating, in both precisions,
+// packed and in place, and through the swapped path of short products.
+func TestGemmSerialAllocs(t *testing.T) {
+	cases := []struct {
+		name           string
+		transA, transB bool
+		m, n, k        int
+	}{
+		{"square", false, false, 64, 64, 64},
+		{"transposed", true, true, 40, 72, 33},
+		{"short", false, false, 20, 300, 50},
+		{"narrow", false, false, 128, 20, 64},
+	}
+	check := func(t *testing.T, name string, run func()) {
+		run() // the first call may grow the free list
+		if allocs := testing.AllocsPerRun(20, run); allocs != 0 {
+			t.Errorf("%s: %v allocations per call", name, allocs)
+		}
+	}
+	for _, c := range cases {
+		a32 := make([]float32, c.m*c.k)
+		b32 := make([]float32, c.k*c.n)
+		c32 := make([]float32, c.m*c.n)
+		a64 := make([]float64, c.m*c.k)
+		b64 := make([]float64, c.k*c.n)
+		c64 := make([]float64, c.m*c.n)
+		lda, ldb := c.k, c.n
+		if c.transA {
+			lda = c.m
+		}
+		if c.transB {
+			ldb = c.k
+		}
+		check(t, c.name+"/float32", func() {
+			GemmSerial(c.transA, c.transB, c.m, c.n, c.k, 1, a32, lda, b32, ldb, 0, c32, c.n)
+		})
+		check(t, c.name+"/float64", func() {
+			GemmSerial(c.transA, c.transB, c.m, c.n, c.k, 1, a64, lda, b64, ldb, 0, c64, c.n)
+		})
+		var p PackedA[float32]
+		PackA(&p, c.transA, c.m, c.k, 1, a32, lda)
+		check(t, c.name+"/packed", func() {
+			GemmPacked(&p, c.transB, c.n, b32, ldb, 1, c32, c.n)
+		})
+	}
+}
