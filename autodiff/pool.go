@@ -195,7 +195,8 @@ func releaseGraph[T kernel.Float](t *Tensor[T], after uint64) {
 			}
 		}
 		// Drop the links so that the graph can be collected and a second
-		// Release is a no-op.
-		x.node = &node[T]{name: n.name}
+		// Release is a no-op. The node is x's alone (newOp makes one per
+		// output), so it is cleared in place.
+		*n = node[T]{name: n.name}
 	}
 }
