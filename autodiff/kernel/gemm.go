@@ -608,11 +608,12 @@ func getScratch[T Float](bl blocking) *scratch[T] {
 		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*8/size)
 	}
 	var s *scratch[T]
-	switch p := any(&r.f32).(type) {
-	case *scratch[T]:
+	if p, ok := any(&r.f32).(*scratch[T]); ok {
 		s = p
-	default:
-		s = any(&r.f64).(*scratch[T])
+	} else if p, ok := any(&r.f64).(*scratch[T]); ok {
+		s = p
+	} else {
+		s = new(scratch[T]) // a named float type: a view of its own
 	}
 	*s = scratch[T]{a: view(r.a), b: view(r.b), tile: view(r.tile), raw: r}
 	return s

@@ -688,6 +688,7 @@ func TestGemmSerialAllocs(t *testing.T) {
 		{"transposed", true, true, 40, 72, 33},
 		{"short", false, false, 20, 300, 50},
 		{"narrow", false, false, 128, 20, 64},
+		{"swapped", false, true, 20, 256, 64},
 	}
 	check := func(t *testing.T, name string, run func()) {
 		run() // the first call may grow the free list
@@ -720,5 +721,29 @@ func TestGemmSerialAllocs(t *testing.T) {
 		check(t, c.name+"/packed", func() {
 			GemmPacked(&p, c.transB, c.n, b32, ldb, 1, c32, c.n)
 		})
+	}
+}
+
+// TestGemmNamedFloat checks that products of a named float type, which
+// getScratch gives a view of its own, have the bits of float32's.
+func TestGemmNamedFloat(t *testing.T) {
+	type named float32
+	const m, n, k = 13, 37, 29
+	rng := rand.New(rand.NewPCG(5, 6))
+	a, b := randSlice32(rng, m*k), randSlice32(rng, k*n)
+	an, bn := make([]named, m*k), make([]named, k*n)
+	for i, v := range a {
+		an[i] = named(v)
+	}
+	for i, v := range b {
+		bn[i] = named(v)
+	}
+	c, cn := make([]float32, m*n), make([]named, m*n)
+	GemmSerial(false, false, m, n, k, 1, a, k, b, n, 0, c, n)
+	GemmSerial(false, false, m, n, k, 1, an, k, bn, n, 0, cn, n)
+	for i := range c {
+		if math.Float32bits(c[i]) != math.Float32bits(float32(cn[i])) {
+			t.Fatalf("c[%d] = %g with the named type, %g with float32", i, cn[i], c[i])
+		}
 	}
 }
