@@ -231,9 +231,13 @@ func TestRelease(t *testing.T) {
 	loss.Release() // a second Release is harmless
 	// The next step takes its buffers from the pool instead of allocating.
 	held := autodiff.PoolBytes[float64]()
+	misses := autodiff.PoolMisses[float64]()
 	h2, loss2 := build()
 	if got := autodiff.PoolBytes[float64](); got > held-2*8*16*8 {
 		t.Errorf("pool went from %d to %d bytes: the new step did not reuse its buffers", held, got)
+	}
+	if got := autodiff.PoolMisses[float64]() - misses; got != 0 {
+		t.Errorf("the new step made %d buffers, want none", got)
 	}
 	if h2.Data()[0] != math.Tanh(1.5) {
 		t.Errorf("recomputed activation %v, want %v", h2.Data()[0], math.Tanh(1.5))
@@ -243,6 +247,13 @@ func TestRelease(t *testing.T) {
 	if autodiff.PoolBytes[float64]() != 0 {
 		t.Error("TrimPool left buffers")
 	}
+	// With the pool empty, the step makes its buffers again.
+	misses = autodiff.PoolMisses[float64]()
+	_, loss3 := build()
+	if got := autodiff.PoolMisses[float64]() - misses; got < 2 {
+		t.Errorf("a step after TrimPool made %d buffers, want at least two", got)
+	}
+	loss3.Release()
 }
 
 // TestNumericalEdges documents what happens at the edges: IEEE results where

@@ -13,9 +13,10 @@ import (
 // the pages those buffers live in stay mapped (a first touch of a fresh page
 // costs about as much as a 3 GB/s copy on the target machines).
 type pool[T kernel.Float] struct {
-	mu    sync.Mutex
-	free  map[int][][]T
-	bytes int // bytes currently held in free lists
+	mu     sync.Mutex
+	free   map[int][][]T
+	bytes  int // bytes currently held in free lists
+	misses int // buffers alloc made for want of a free one (PoolMisses)
 }
 
 var (
@@ -60,6 +61,7 @@ func alloc[T kernel.Float](n int) []T {
 		p.mu.Unlock()
 		return b
 	}
+	p.misses++
 	p.mu.Unlock()
 	return make([]T, n)
 }
@@ -103,6 +105,19 @@ func PoolBytes[T kernel.Float]() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.bytes
+}
+
+// PoolMisses returns the number of pooled buffers of element type T made
+// so far because no released buffer of the length was free. Once every
+// size a training step uses has been released once, a step whose graphs
+// are all released adds none: a step that keeps adding some leaves
+// buffers to the garbage collector, and takes fresh memory for them at
+// every step.
+func PoolMisses[T kernel.Float]() int {
+	p := poolFor[T]()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.misses
 }
 
 // TrimPool drops every released buffer of element type T, leaving them to the
