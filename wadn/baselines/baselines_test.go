@@ -753,3 +753,34 @@ func TestPADAClassLoss(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselinesReleaseBuffers checks that every baseline's steps give back
+// every pooled buffer they take: once the first steps have released every
+// size, further steps make no buffer (autodiff.PoolMisses).
+func TestBaselinesReleaseBuffers(t *testing.T) {
+	for _, m := range All {
+		for _, sc := range m.Scenarios {
+			t.Run(m.Name+"-"+sc.String(), func(t *testing.T) {
+				r, err := method.NewRun(method.Config{Method: m, Settings: m.Settings(dataset.Amazon, sc), Task: fixture.Task(), Scenario: sc, Net: fixture.Net(), Train: fixture.Train()}, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				step := func(k int) {
+					if err := r.Step(1, k%r.Steps); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for k := range 2 {
+					step(k)
+				}
+				before := autodiff.PoolMisses[float32]()
+				for k := 2; k < 5; k++ {
+					step(k)
+				}
+				if got := autodiff.PoolMisses[float32]() - before; got != 0 {
+					t.Errorf("3 steps made %d pooled buffers: some tensor of a step is never released", got)
+				}
+			})
+		}
+	}
+}
