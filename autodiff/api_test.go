@@ -348,3 +348,41 @@ func TestMaxTies(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseGradientGraph: Release of a loss computed from the gradients
+// of Gradients with createGraph (a gradient penalty) recycles the graph of
+// the differentiated output too, which the gradients' formulas read only
+// in part, and a step after the first two makes no buffer.
+func TestReleaseGradientGraph(t *testing.T) {
+	x := autodiff.Full(0.5, 8, 16).SetRequiresGrad(true)
+	w := autodiff.Full(0.25, 16, 16).SetRequiresGrad(true)
+	step := func() (*T64, *T64) {
+		h := autodiff.Tanh(autodiff.MatMul(x, w, false, false))
+		out := autodiff.MulScalar(h, 3) // read by no gradient formula
+		g, err := autodiff.Gradients([]*T64{autodiff.SumAll(out)}, nil, []*T64{x}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loss := autodiff.MeanAll(autodiff.Square(g[0]))
+		loss.Backward()
+		return out, loss
+	}
+	out, loss := step()
+	loss.Release()
+	if out.Data() != nil {
+		t.Error("the differentiated output outlived the release of the loss")
+	}
+	if x.Data() == nil || w.Data() == nil {
+		t.Error("Release touched a leaf")
+	}
+	// The second step's buffers: the first step's, less those its
+	// Backward kept as x's and w's gradients.
+	_, loss = step()
+	loss.Release()
+	misses := autodiff.PoolMisses[float64]()
+	_, loss = step()
+	loss.Release()
+	if got := autodiff.PoolMisses[float64]() - misses; got != 0 {
+		t.Errorf("the third step made %d buffers, want none", got)
+	}
+}

@@ -89,8 +89,10 @@ func (t *Tensor[T]) Backward() {
 // Gradients returns d(sum_i <ys[i], seeds[i]>)/dxs[j] for every j, like
 // torch.autograd.grad. seeds nil (or a nil entry) means ones of ys[i]'s
 // shape. When createGraph is set the returned gradients are graph nodes that
-// can be differentiated again; otherwise they are leaves in pooled buffers
-// owned by the caller (Release recycles them). A tensor of xs that the ys do
+// can be differentiated again, and Release of a tensor computed from them
+// recycles the graphs of the ys whose seeds were nil too (those seeds hold
+// them); otherwise they are leaves in pooled buffers owned by the caller
+// (Release recycles them). A tensor of xs that the ys do
 // not depend on gets a gradient of zeros. Leaves' Grad fields are not
 // touched. Every tensor of xs must require grad.
 func Gradients[T kernel.Float](ys, seeds, xs []*Tensor[T], createGraph bool) ([]*Tensor[T], error) {
@@ -208,7 +210,11 @@ func (e *engine[T]) run(ys, seeds, xs []*Tensor[T], createGraph bool) ([]*Tensor
 		case createGraph && s != nil:
 			g = s
 		case createGraph:
+			// The seed's node holds y: the gradients reach y's graph
+			// only where their formulas read it, and Release of what is
+			// computed from them must recycle all of it.
 			g = constant(filled(T(1), y.shape))
+			g.retain(y)
 		case s != nil:
 			g = empty[T](y.shape...)
 			copy(g.data, s.data)

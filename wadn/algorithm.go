@@ -169,15 +169,6 @@ func (a *algo) Step(r *method.Run, epoch int) error {
 	d := r.Model.Extractor.Dim()
 
 	var total *autodiff.Tensor[float32]
-	// The roots of the critics' passes on the interpolates: the loss
-	// reaches their graphs only in part (through the penalty's gradient),
-	// so they are released after the update, which releases the loss's.
-	var roots []*autodiff.Tensor[float32]
-	defer func() {
-		for _, x := range roots {
-			x.Release()
-		}
-	}()
 	newCent := make([]*autodiff.Tensor[float32], T)
 	for t := range T {
 		lo := t * B
@@ -220,8 +211,7 @@ func (a *algo) Step(r *method.Run, epoch int) error {
 		outs := nn.ForwardEach(a.critics[t], autodiff.Slice(zr, 0, lo, lo+B), zrT, zi)
 		ds, dt := outs[0], outs[1]
 		impl := autodiff.Sub(autodiff.MeanAll(autodiff.Mul(ds, autodiff.New(w, B, 1))), autodiff.MeanAll(dt))
-		gp, root, err := penalty(outs[2], zi)
-		roots = append(roots, root)
+		gp, err := penalty(outs[2], zi)
 		if err != nil {
 			return err
 		}
@@ -298,15 +288,13 @@ func (a *algo) interpolate(r *method.Run, t int, zs, zt []float32) *autodiff.Ten
 
 // penalty returns E(||grad d_t(z_int)|| - 1)^2 from the critic's outputs
 // out on the interpolated features zi (interpolate), the norm computed as
-// sqrt(sum g^2 + 1e-10), and the root of the gradient, sum(out), whose
-// graph the caller releases once the penalty's own graph is done with.
-func penalty(out, zi *autodiff.Tensor[float32]) (gp, root *autodiff.Tensor[float32], err error) {
-	root = autodiff.SumAll(out)
-	g, err := autodiff.Gradients([]*autodiff.Tensor[float32]{root}, nil, []*autodiff.Tensor[float32]{zi}, true)
+// sqrt(sum g^2 + 1e-10).
+func penalty(out, zi *autodiff.Tensor[float32]) (*autodiff.Tensor[float32], error) {
+	g, err := autodiff.Gradients([]*autodiff.Tensor[float32]{autodiff.SumAll(out)}, nil, []*autodiff.Tensor[float32]{zi}, true)
 	if err != nil {
-		return nil, root, err
+		return nil, err
 	}
-	return autodiff.MeanAll(autodiff.Square(autodiff.AddScalar(autodiff.RowNorm(g[0], 1e-10), -1))), root, nil
+	return autodiff.MeanAll(autodiff.Square(autodiff.AddScalar(autodiff.RowNorm(g[0], 1e-10), -1))), nil
 }
 
 // centroid returns the moving-average class centroids after a batch:

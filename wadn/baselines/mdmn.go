@@ -82,12 +82,7 @@ func (a *mdmn) Step(r *method.Run, epoch int) error {
 	for i := range buf {
 		buf[i] = float32(xi*zs[i]) + float32((1-xi)*zt[i])
 	}
-	// The loss reaches the graph of the critic's pass on the interpolates
-	// only in part (through the penalty's gradient): it is released after
-	// the update, which releases the loss's.
-	root := autodiff.SumAll(a.net.Forward(a.zint))
-	defer root.Release()
-	g, err := autodiff.Gradients([]*autodiff.Tensor[float32]{root}, nil,
+	g, err := autodiff.Gradients([]*autodiff.Tensor[float32]{autodiff.SumAll(a.net.Forward(a.zint))}, nil,
 		[]*autodiff.Tensor[float32]{a.zint}, true)
 	if err != nil {
 		return err
