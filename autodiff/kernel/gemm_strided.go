@@ -27,7 +27,7 @@ func directReads(transA, transB bool, m, n, k int, alpha float32, lda, ldb, nr i
 	if directOverride != nil {
 		return directOverride(transA, transB, m, n, k, alpha, lda, ldb)
 	}
-	return readsDirect{a: readsA(transA, k, alpha, lda), b: readsB(transB, ldb, nr)}
+	return readsDirect{a: readsA(transA, k, alpha, lda), b: readsB(transB, m, k, ldb, nr)}
 }
 
 // readsA reports whether gemmStrided reads op(A) in place. That needs
@@ -42,13 +42,28 @@ func readsA(transA bool, k int, alpha float32, lda int) bool {
 // readsB reports whether gemmStrided reads op(B) in place: B must be
 // untransposed (rows of nr neighbours), and rows a multiple of 4 KiB apart,
 // which would fall into a few sets of the caches, are packed. So is B for
-// kernels narrower than 32 columns: the AVX2 tile, 16 columns, reads one
-// cache line of B per step of p, a new row every 6 cycles of its
-// multiply-adds, which it waits for when the rows are apart; the AVX-512
-// tile reads three lines per 24 cycles and does not.
-func readsB(transB bool, ldb, nr int) bool {
-	return !transB && ldb%1024 != 0 && nr >= 32
+// kernels narrower than 32 columns, unless the product has few rows: the
+// AVX2 tile, 16 columns, reads one cache line of B per step of p, a new row
+// every 6 cycles of its multiply-adds, which it waits for when the rows are
+// apart; the AVX-512 tile reads three lines per 24 cycles and does not.
+// With at most narrowRows rows, though, each panel is read by at most four
+// tiles, too few to repay a packing pass over B, as long as B (k rows of
+// ldb) is small enough, narrowB values, to stay in the caches between
+// them; a larger B comes from memory, where the packing pass's sequential
+// reads are the faster way.
+func readsB(transB bool, m, k, ldb, nr int) bool {
+	if transB || ldb%1024 == 0 {
+		return false
+	}
+	return nr >= 32 || m <= narrowRows && k*ldb <= narrowB
 }
+
+// narrowRows and narrowB bound the products whose B the narrow kernels read
+// in place (readsB): four rows of the AVX2 tile, and 4 MiB of float32.
+const (
+	narrowRows = 24
+	narrowB    = 1 << 20
+)
 
 // swapOverride is swaps, or what tests set in its place.
 var swapOverride = swaps
