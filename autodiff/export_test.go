@@ -44,6 +44,15 @@ func SetWinogradSharedChunks(n int) int {
 	return prev
 }
 
+// SetWinogradRounds sets winoRounds, whether the threads take the first
+// chunks of a shared backward pass whole (wholeRounds), and returns the
+// previous value.
+func SetWinogradRounds(on bool) bool {
+	prev := winoRounds
+	winoRounds = on
+	return prev
+}
+
 // WinogradTileFor returns the Winograd tile Conv2d of x [n, c, h, w] with f
 // filters of kh x kw, stride and padding takes for float32, or 0 when it
 // runs direct.

@@ -449,6 +449,26 @@ var winoSharedChunks = 4
 // among threads threads.
 func winoShared(chunks, threads int) bool { return threads > 1 && chunks < winoSharedChunks*threads }
 
+// wholeRounds returns how many of the first chunks of a shared backward
+// pass (winoShared) the threads take whole, in rounds of one chunk each:
+// chunk k goes to thread k%threads, and the chunks after those are shared
+// out as before. With accs partial sums of the filter gradient (chunk k
+// adds into sum k%accs, in the order of k) that needs threads == accs, so
+// that each sum is one thread's and gets its chunks in the same order as on
+// one thread; without (accs == 0) any number of threads will do. Each thread
+// then works on what it wrote itself, rather than reading the other
+// threads' transforms at every phase of every chunk. It returns 0 when
+// rounds are off (winoRounds) or impossible.
+func wholeRounds(chunks, threads, accs int) int {
+	if !winoRounds || threads < 2 || accs != 0 && accs != threads {
+		return 0
+	}
+	return chunks / threads * threads
+}
+
+// winoRounds enables wholeRounds; tests clear it to share every chunk.
+var winoRounds = true
+
 // winoPlanes are the buffers of one part of a chunk's transforms: the
 // interleaved input and output planes of one block and, when the output is
 // pooled (convPool, poolGrad), the block's output planes of one filter
@@ -684,11 +704,23 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 	t := kernel.Threads()
 	switch {
 	case winoShared(len(chunks), t):
-		ww := wg.newWork(f, min(t, wg.pos), ohw)
-		for k := range chunks {
-			chunk(ww, k)
+		whole := wholeRounds(len(chunks), t, len(acc))
+		if whole > 0 {
+			kernel.Parallel(t, func(p int) {
+				ww := wg.newWork(f, 1, ohw)
+				for k := p; k < whole; k += t {
+					chunk(ww, k)
+				}
+				ww.release()
+			})
 		}
-		ww.release()
+		if whole < len(chunks) {
+			ww := wg.newWork(f, min(t, wg.pos), ohw)
+			for k := whole; k < len(chunks); k++ {
+				chunk(ww, k)
+			}
+			ww.release()
+		}
 	case dw == nil:
 		var next atomic.Int64
 		kernel.Parallel(min(t, len(chunks)), func(int) {

@@ -171,3 +171,30 @@ func TestShareOut(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeRounds checks which chunks of a shared backward pass the threads
+// take whole: rounds of one chunk a thread, and with partial sums of the
+// filter gradient only when each sum is one thread's.
+func TestWholeRounds(t *testing.T) {
+	for _, c := range []struct{ chunks, threads, accs, want int }{
+		{5, 2, 2, 4}, // the digits' 13x13 layer at 80 images: 2 rounds, the fifth shared
+		{1, 2, 2, 0}, // the 5x5 layer's one chunk: shared
+		{4, 2, 2, 4}, // rounds only
+		{7, 3, 2, 0}, // a sum shared by two threads: no rounds
+		{7, 3, 0, 6}, // no filter gradient: any number of threads
+		{7, 1, 2, 0}, // one thread
+		{3, 4, 0, 0}, // fewer chunks than threads
+		{2, 2, 1, 0}, // one partial sum for two threads
+		{9, 2, 0, 8}, // no filter gradient, two threads
+		{0, 2, 2, 0}, // no images
+	} {
+		if got := wholeRounds(c.chunks, c.threads, c.accs); got != c.want {
+			t.Errorf("wholeRounds(%d chunks, %d threads, %d sums) = %d, want %d", c.chunks, c.threads, c.accs, got, c.want)
+		}
+	}
+	defer func(p bool) { winoRounds = p }(winoRounds)
+	winoRounds = false
+	if got := wholeRounds(5, 2, 2); got != 0 {
+		t.Errorf("with rounds off, wholeRounds(5, 2, 2) = %d, want 0", got)
+	}
+}

@@ -126,6 +126,61 @@ func convWinogradMatchesDirect(t *testing.T) {
 	}
 }
 
+// TestConvWinogradRounds checks the backward pass that takes its first
+// chunks whole, one a thread a round, and shares the rest (wholeRounds): on
+// 2 threads its gradients have the bits of the one-thread pass and of the
+// pass that shares every chunk, with the filter gradient (the rounds follow
+// its two partial sums) and without (the input gradient alone), for 1 to 4
+// chunks.
+func TestConvWinogradRounds(t *testing.T) {
+	defer autodiff.SetWinogradSharedChunks(autodiff.SetWinogradSharedChunks(1 << 20))
+	defer autodiff.SetWinogradCols(autodiff.SetWinogradCols(8)) // chunks of one block
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, n := range []int{5, 13, 17, 32} {
+		s := convShape{n: n, c: 16, h: 9, w: 9, f: 24, kh: 3, kw: 3, stride: 1, pad: 1, bias: true}
+		x, w, b := convInputs(r, s)
+		seed := convRandData(r, s.n*s.f*s.h*s.w)
+		for _, filters := range []bool{true, false} {
+			grads := func(threads int, rounds bool) [][]float32 {
+				defer kernel.SetThreads(kernel.SetThreads(threads))
+				defer autodiff.SetWinogradRounds(autodiff.SetWinogradRounds(rounds))
+				defer autodiff.SetConvAlgorithm(autodiff.SetConvAlgorithm(autodiff.ConvWinograd5))
+				tx, tw, tb := convTensors[float32](s, x, w, b)
+				xs := []*autodiff.Tensor[float32]{tx.SetRequiresGrad(true)}
+				if filters {
+					xs = append(xs, tw.SetRequiresGrad(true))
+				}
+				out := autodiff.Conv2d(tx, tw, tb, s.stride, s.pad)
+				sd := make([]float32, len(seed))
+				for i, v := range seed {
+					sd[i] = float32(v)
+				}
+				g, err := autodiff.Gradients([]*autodiff.Tensor[float32]{out}, []*autodiff.Tensor[float32]{autodiff.New(sd, out.Shape()...)}, xs, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var data [][]float32
+				for _, gi := range g {
+					data = append(data, gi.Data())
+				}
+				return data
+			}
+			want := grads(1, true)
+			for _, rounds := range []bool{true, false} {
+				got := grads(2, rounds)
+				for k := range want {
+					for i := range want[k] {
+						if math.Float32bits(got[k][i]) != math.Float32bits(want[k][i]) {
+							t.Fatalf("%d images, filter gradient %v, 2 threads, rounds %v: gradient %d [%d] = %v, %v on one thread",
+								n, filters, rounds, k, i, got[k][i], want[k][i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestConvWinogradTile checks which convolutions take a Winograd path, and
 // which tile.
 func TestConvWinogradTile(t *testing.T) {
