@@ -31,11 +31,13 @@ import (
 // With many chunks a thread the threads take whole chunks, so that they
 // meet only at the end of a pass; with few (the small batches of training,
 // winoShared) they take the chunks one after the other together, sharing
-// out each phase of a chunk. Either way the filter gradient is summed in a
-// fixed number of partial sums (winoAccumulators), never in an order that
-// depends on the threads, so the results have the same bits for every
-// thread count. The error against the exact convolution is bounded as
-// package audit states and checks.
+// out each phase of a chunk, except that a backward pass with as many
+// threads as partial sums of the filter gradient takes its first chunks
+// whole, one a thread a round (wholeRounds). Either way the filter gradient
+// is summed in a fixed number of partial sums (winoAccumulators), never in
+// an order that depends on the threads, so the results have the same bits
+// for every thread count. The error against the exact convolution is
+// bounded as package audit states and checks.
 
 // ConvAlgorithm selects how Conv2d computes the convolutions the Winograd
 // path can take: float32, 3x3 filters, stride 1, at least winoMinChannels
@@ -658,8 +660,9 @@ func (wg *winoGeom) forwardChunk(ww *winoWork, pu winoPacked, ch winoChunk, f in
 // x w, needs w) and dw (f x c x 3 x 3, needs x), each skipped when nil, and
 // when sums is not nil sums[i*f+j] to the sum of dy's row (i, j), as
 // kernel.Sum takes it. The threads share each chunk's work out
-// (winoShared), or take whole chunks: the next free one each when only dx
-// is wanted, otherwise those of their share of the partial sums of dw. u,
+// (winoShared; the first chunks whole, in rounds, when wholeRounds allows),
+// or take whole chunks: the next free one each when only dx is wanted,
+// otherwise those of their share of the partial sums of dw. u,
 // when not nil, holds the transformed filters of w for tile (winoFilter's
 // u, which winoForward kept), which dx then uses rather than computing them
 // again. With src not nil (dy nil) the output gradient is src's, built
