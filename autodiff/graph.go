@@ -92,9 +92,9 @@ func (t *Tensor[T]) Backward() {
 // can be differentiated again, and Release of a tensor computed from them
 // recycles the graphs of the ys whose seeds were nil too (those seeds hold
 // them); otherwise they are leaves in pooled buffers owned by the caller
-// (Release recycles them). A tensor of xs that the ys do
-// not depend on gets a gradient of zeros. Leaves' Grad fields are not
-// touched. Every tensor of xs must require grad.
+// (Release recycles them). A tensor of xs that the ys do not depend on gets
+// a gradient of zeros. Leaves' Grad fields are not touched. Every tensor of
+// xs must require grad.
 func Gradients[T kernel.Float](ys, seeds, xs []*Tensor[T], createGraph bool) ([]*Tensor[T], error) {
 	if len(ys) == 0 {
 		return nil, errors.New("autodiff: Gradients: no outputs")

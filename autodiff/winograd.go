@@ -704,18 +704,25 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 	if src != nil {
 		ohw = src.oh * src.ow
 	}
+	// byThread runs chunks [0, upto) on workers threads, each taking whole
+	// chunks: chunk k on thread k%m%workers, in the order of k.
+	byThread := func(workers, upto, m int) {
+		kernel.Parallel(workers, func(p int) {
+			ww := wg.newWork(f, 1, ohw)
+			for k := range upto {
+				if k%m%workers == p {
+					chunk(ww, k)
+				}
+			}
+			ww.release()
+		})
+	}
 	t := kernel.Threads()
 	switch {
 	case winoShared(len(chunks), t):
 		whole := wholeRounds(len(chunks), t, len(acc))
 		if whole > 0 {
-			kernel.Parallel(t, func(p int) {
-				ww := wg.newWork(f, 1, ohw)
-				for k := p; k < whole; k += t {
-					chunk(ww, k)
-				}
-				ww.release()
-			})
+			byThread(t, whole, t)
 		}
 		if whole < len(chunks) {
 			ww := wg.newWork(f, min(t, wg.pos), ohw)
@@ -734,16 +741,8 @@ func winoBackward(tile kernel.WinogradTile, g *convGeom, n, f int, x, w, dy, dx,
 			ww.release()
 		})
 	default:
-		workers := min(t, len(chunks), len(acc))
-		kernel.Parallel(workers, func(p int) {
-			ww := wg.newWork(f, 1, ohw)
-			for k := range chunks {
-				if k%len(acc)%workers == p {
-					chunk(ww, k)
-				}
-			}
-			ww.release()
-		})
+		// Each thread takes the chunks of its share of the partial sums.
+		byThread(min(t, len(chunks), len(acc)), len(chunks), len(acc))
 	}
 	if dw != nil {
 		winoFilterAdj(tile, dw, acc, f*C)

@@ -59,7 +59,8 @@ func readsB(transB bool, m, k, ldb, nr int) bool {
 }
 
 // narrowRows and narrowB bound the products whose B the narrow kernels read
-// in place (readsB): four rows of the AVX2 tile, and 4 MiB of float32.
+// in place (readsB): four of the AVX2 tile's 6-row tiles, and 4 MiB of
+// float32.
 const (
 	narrowRows = 24
 	narrowB    = 1 << 20
