@@ -155,16 +155,36 @@ func (d *Dense) stored() int {
 
 // Row writes sample i as float32 into dst (grown if needed) and returns it.
 func (d *Dense) Row(i int, dst []float32) []float32 {
+	return d.row(i, dst, d.levels())
+}
+
+// levels returns the value of each of the 256 pixel levels,
+// float32(p)*Scale, or nil when Pix is not set.
+func (d *Dense) levels() *[256]float32 {
+	if d.Pix == nil {
+		return nil
+	}
+	var lv [256]float32
+	for p := range lv {
+		lv[p] = float32(p) * d.Scale
+	}
+	return &lv
+}
+
+// row is Row with the levels of Pix (levels, nil when Pix is not set).
+// Looking the values up gives the bits of converting them one by one.
+func (d *Dense) row(i int, dst []float32, lv *[256]float32) []float32 {
 	dim := d.Dim()
 	dst = resize(dst, dim)
-	if d.Pix == nil {
+	if lv == nil {
 		copy(dst, d.X[i*dim:(i+1)*dim])
 		return dst
 	}
 	st := d.stored()
 	src := d.Pix[i*st : (i+1)*st]
+	out := dst[:len(src)]
 	for k, p := range src {
-		dst[k] = float32(p) * d.Scale
+		out[k] = lv[p]
 	}
 	for off := st; off < dim; off += st {
 		copy(dst[off:off+st], dst[:st])
@@ -177,8 +197,9 @@ func (d *Dense) Row(i int, dst []float32) []float32 {
 func (d *Dense) Gather(rows []int, dst []float32) []float32 {
 	dim := d.Dim()
 	dst = resize(dst, len(rows)*dim)
+	lv := d.levels()
 	for j, r := range rows {
-		d.Row(r, dst[j*dim:(j+1)*dim])
+		d.row(r, dst[j*dim:(j+1)*dim], lv)
 	}
 	return dst
 }
@@ -191,8 +212,9 @@ func (d *Dense) Float32() *Dense {
 	}
 	dim := d.Dim()
 	x := make([]float32, d.N*dim)
+	lv := d.levels()
 	for i := 0; i < d.N; i++ {
-		d.Row(i, x[i*dim:(i+1)*dim])
+		d.row(i, x[i*dim:(i+1)*dim], lv)
 	}
 	return &Dense{N: d.N, Shape: append([]int(nil), d.Shape...), X: x}
 }

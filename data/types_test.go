@@ -1,6 +1,7 @@
 package data
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -58,6 +59,40 @@ func TestCSRGatherRows(t *testing.T) {
 	m.GatherRows([]int{0}, got)
 	if got.Rows != 1 || got.NNZ() != 2 || &got.ColIdx[0] != colPtr {
 		t.Fatalf("GatherRows into a reused CSR: rows %d nnz %d, reused %v", got.Rows, got.NNZ(), &got.ColIdx[0] == colPtr)
+	}
+}
+
+// TestDenseLevels checks Row, Gather and Float32 on every pixel level
+// against float32(p)*Scale, bit for bit, at the scales the loaders use and
+// an odd one, in colour and in grey.
+func TestDenseLevels(t *testing.T) {
+	pix := make([]uint8, 2*256)
+	for p := range 256 {
+		pix[p], pix[511-p] = uint8(p), uint8(p)
+	}
+	for _, scale := range []float32{1, 1.0 / 255, 0.5, 0.0123} {
+		for _, grey := range []bool{false, true} {
+			d := &Dense{N: 2, Shape: []int{1, 16, 16}, Pix: pix, Scale: scale, Grey: grey}
+			if grey {
+				d.Shape = []int{2, 16, 16}
+			}
+			want := func(i, k int) float32 { return float32(pix[i*256+k%256]) * scale }
+			check := func(what string, got []float32, i int) {
+				t.Helper()
+				for k, v := range got {
+					if math.Float32bits(v) != math.Float32bits(want(i, k)) {
+						t.Fatalf("scale %v grey %v: %s value %d = %v, want %v", scale, grey, what, k, v, want(i, k))
+					}
+				}
+			}
+			check("Row", d.Row(1, nil), 1)
+			g := d.Gather([]int{1, 0}, nil)
+			check("Gather", g[:d.Dim()], 1)
+			check("Gather", g[d.Dim():], 0)
+			f := d.Float32()
+			check("Float32", f.X[:d.Dim()], 0)
+			check("Float32", f.X[d.Dim():], 1)
+		}
 	}
 }
 

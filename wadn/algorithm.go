@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/wadn-go/wadn/autodiff"
+	"github.com/wadn-go/wadn/autodiff/kernel"
 	"github.com/wadn-go/wadn/convex"
 	"github.com/wadn-go/wadn/data"
 	"github.com/wadn-go/wadn/internal/numerics"
@@ -275,14 +276,14 @@ func centroidMSE(cs, ct *autodiff.Tensor[float32], w []float32) *autodiff.Tensor
 // interpolate returns the interpolated features of critic t's gradient
 // penalty, z_int = xi*zs + (1-xi)*zt with one xi ~ U[0,1] per batch, in its
 // reusable leaf: constants to the features, so the penalty trains the
-// critic only.
+// critic only. Each value is float32(xi*zs) + float32((1-xi)*zt), both
+// products rounded (kernel.Blend32).
 func (a *algo) interpolate(r *method.Run, t int, zs, zt []float32) *autodiff.Tensor[float32] {
 	zi := a.zint[t]
 	xi := float32(r.Rand.Float64())
 	buf := zi.Data()
-	for i := range buf {
-		buf[i] = float32(xi*zs[i]) + float32((1-xi)*zt[i])
-	}
+	copy(buf, zs)
+	kernel.Blend32(buf, zt[:len(buf)], xi, 1-xi)
 	return zi
 }
 

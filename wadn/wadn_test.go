@@ -147,6 +147,31 @@ func TestCentroidMovingAverage(t *testing.T) {
 	}
 }
 
+// TestInterpolate checks the penalty's interpolates bit for bit against
+// float32(xi*zs) + float32((1-xi)*zt), each product rounded, with xi the
+// step generator's next draw: shapes whose lengths are and are not
+// multiples of the vector width, values of every magnitude.
+func TestInterpolate(t *testing.T) {
+	for _, shape := range [][2]int{{1, 1}, {3, 5}, {4, 8}, {20, 37}} {
+		n := shape[0] * shape[1]
+		rng := rand.New(rand.NewPCG(uint64(n), 7))
+		zs, zt := make([]float32, n), make([]float32, n)
+		for i := range zs {
+			zs[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(12)-6)))
+			zt[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(12)-6)))
+		}
+		a := &algo{zint: []*autodiff.Tensor[float32]{autodiff.Zeros[float32](shape[0], shape[1])}}
+		r := &method.Run{Rand: rand.New(rand.NewPCG(5, 6))}
+		got := a.interpolate(r, 0, zs, zt).Data()
+		xi := float32(rand.New(rand.NewPCG(5, 6)).Float64())
+		for i := range got {
+			if want := float32(xi*zs[i]) + float32((1-xi)*zt[i]); math.Float32bits(got[i]) != math.Float32bits(want) {
+				t.Fatalf("%v: value %d = %v, want %v (xi %v, zs %v, zt %v)", shape, i, got[i], want, xi, zs[i], zt[i])
+			}
+		}
+	}
+}
+
 func TestTrainRejectsBadSettings(t *testing.T) {
 	for name, mod := range map[string]func(*config){
 		"epochs":           func(c *config) { c.tr.Epochs = 0 },
