@@ -282,7 +282,7 @@ func (a *algo) interpolate(r *method.Run, t int, zs, zt []float32) *autodiff.Ten
 	zi := a.zint[t]
 	xi := float32(r.Rand.Float64())
 	buf := zi.Data()
-	copy(buf, zs)
+	copy(buf, zs[:len(buf)])
 	kernel.Blend32(buf, zt[:len(buf)], xi, 1-xi)
 	return zi
 }
