@@ -96,6 +96,20 @@ func TestDenseLevels(t *testing.T) {
 	}
 }
 
+// TestGatherAllocs checks that gathering pixel samples into a buffer large
+// enough allocates nothing: a training step gathers every batch, and the
+// table of levels stays on the stack.
+func TestGatherAllocs(t *testing.T) {
+	d := &Dense{N: 4, Shape: []int{3, 8, 8}, Pix: make([]uint8, 4*192), Scale: 1.0 / 255}
+	dst := make([]float32, 2*192)
+	if n := testing.AllocsPerRun(100, func() { d.Gather([]int{1, 3}, dst) }); n != 0 {
+		t.Errorf("Gather into a buffer of the batch's size: %v allocations, want 0", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { d.Row(1, dst) }); n != 0 {
+		t.Errorf("Row into a buffer of the sample's size: %v allocations, want 0", n)
+	}
+}
+
 func TestDenseForms(t *testing.T) {
 	pix := &Dense{N: 3, Shape: []int{2, 2}, Pix: []uint8{0, 1, 2, 3, 10, 20, 30, 40, 255, 0, 255, 0}, Scale: 0.5}
 	x := pix.Float32()
