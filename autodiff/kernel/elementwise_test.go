@@ -387,20 +387,54 @@ func TestAsmTwins(t *testing.T) {
 	}
 }
 
-// TestTranspose8 compares the packing transpose with its Go twin.
+// TestTranspose8 compares the packing transpose with its Go twin, bit for
+// bit, under the assembly implementations this machine supports: lengths
+// that the AVX-512 kernel takes whole (multiples of 16), with a last eight
+// for the AVX2 one, and the AVX2 one alone; strides of the panels the
+// packing fills; infinities, NaNs, signed zeros and subnormals among the
+// values; scales of 1, of a power of two and of neither.
 func TestTranspose8(t *testing.T) {
+	cases := []struct {
+		kb, ss, ds int
+		scale      float32
+	}{
+		{8, 13, 48, 0.5},
+		{16, 21, 48, 1},
+		{24, 24, 48, 1},
+		{32, 2304, 48, -3},
+		{64, 69, 8, 0.5},
+		{200, 2304, 48, 1},
+		{384, 389, 48, 0.7},
+		{392, 397, 16, 1},
+	}
+	specials := []float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), float32(math.Copysign(0, -1)), 0, 1e-40, -3e-39}
 	rng := rand.New(rand.NewPCG(15, 16))
-	for _, kb := range []int{8, 16, 64, 392} {
-		ss, ds := kb+5, 48
-		src := randSlice32(rng, 8*ss)
-		got := make([]float32, kb*ds)
-		want := make([]float32, kb*ds)
-		transpose8(&got[0], ds, &src[0], ss, kb, 0.5)
-		transpose8Go(&want[0], ds, &src[0], ss, kb, 0.5)
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("kb=%d: dst[%d] = %v, want %v", kb, i, got[i], want[i])
+	for _, impl := range Available() {
+		if impl == "go" {
+			continue // transpose8 is the assembly's entry point
+		}
+		prev, err := SetImpl(impl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			src := randSlice32(rng, 8*c.ss)
+			for i, v := range specials {
+				src[i%8*c.ss+i*7%c.kb] = v
+			}
+			got := make([]float32, c.kb*c.ds)
+			want := make([]float32, c.kb*c.ds)
+			for i := range got {
+				got[i], want[i] = 42, 42 // what the transpose must leave alone
+			}
+			transpose8(&got[0], c.ds, &src[0], c.ss, c.kb, c.scale)
+			transpose8Go(&want[0], c.ds, &src[0], c.ss, c.kb, c.scale)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s, kb=%d ss=%d ds=%d scale=%v: dst[%d] = %v, want %v", impl, c.kb, c.ss, c.ds, c.scale, i, got[i], want[i])
+				}
 			}
 		}
+		SetImpl(prev)
 	}
 }
