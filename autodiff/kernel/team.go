@@ -21,12 +21,15 @@ import (
 // taken from them.
 
 // teamSpin is how long, in nanoseconds, a worker polls for a new part, and
-// a caller for the other parts' completion, before blocking: 250 us, about
-// twice the time it takes to wake a blocked thread here. It is a variable
-// so that tests can exercise both the polling and the blocking paths.
+// a caller for the other parts' completion, before blocking: 2 ms, longer
+// than the serial stretches between the parallel regions of a training
+// step (a batch's losses, its gathering), so that a worker is still polling
+// when the next region starts rather than blocked, to be woken 100-250 us
+// later. It is a variable so that tests can exercise both the polling and
+// the blocking paths.
 var teamSpin atomic.Int64
 
-func init() { teamSpin.Store(int64(250 * time.Microsecond)) }
+func init() { teamSpin.Store(int64(2 * time.Millisecond)) }
 
 // worker is one member of the team. A part is handed to it by storing a job
 // in job; sleeping tells the sender that the worker is blocked on wake.
