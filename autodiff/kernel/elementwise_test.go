@@ -388,11 +388,11 @@ func TestAsmTwins(t *testing.T) {
 }
 
 // TestTranspose8 compares the packing transpose with its Go twin, bit for
-// bit, under the assembly implementations this machine supports: lengths
-// that the AVX-512 kernel takes whole (multiples of 16), with a last eight
-// for the AVX2 one, and the AVX2 one alone; strides of the panels the
-// packing fills; infinities, NaNs, signed zeros and subnormals among the
-// values; scales of 1, of a power of two and of neither.
+// bit, under each assembly implementation this machine supports: one to 49
+// groups of eight columns; the strides of the panels the packing fills and
+// of the linear layers' weights; infinities, NaNs, signed zeros and
+// subnormals among the values; scales of 1, of a power of two and of
+// neither. Nothing past the eight transposed columns may be written.
 func TestTranspose8(t *testing.T) {
 	cases := []struct {
 		kb, ss, ds int
@@ -413,28 +413,38 @@ func TestTranspose8(t *testing.T) {
 		if impl == "go" {
 			continue // transpose8 is the assembly's entry point
 		}
-		prev, err := SetImpl(impl)
-		if err != nil {
-			t.Fatal(err)
+		t.Run(impl, func(t *testing.T) {
+			prev, err := SetImpl(impl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer SetImpl(prev)
+			for _, c := range cases {
+				checkTranspose8(t, rng, c.kb, c.ss, c.ds, c.scale, specials)
+			}
+		})
+	}
+}
+
+// checkTranspose8 runs transpose8 and transpose8Go on the same random
+// 8 x ss source, with specials placed among its first kb columns, and
+// fails on the first value whose bits differ.
+func checkTranspose8(t *testing.T, rng *rand.Rand, kb, ss, ds int, scale float32, specials []float32) {
+	t.Helper()
+	src := randSlice32(rng, 8*ss)
+	for i, v := range specials {
+		src[i%8*ss+i*7%kb] = v
+	}
+	got := make([]float32, kb*ds)
+	want := make([]float32, kb*ds)
+	for i := range got {
+		got[i], want[i] = 42, 42 // what the transpose must leave alone
+	}
+	transpose8(&got[0], ds, &src[0], ss, kb, scale)
+	transpose8Go(&want[0], ds, &src[0], ss, kb, scale)
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("kb=%d ss=%d ds=%d scale=%v: dst[%d] = %v, want %v", kb, ss, ds, scale, i, got[i], want[i])
 		}
-		for _, c := range cases {
-			src := randSlice32(rng, 8*c.ss)
-			for i, v := range specials {
-				src[i%8*c.ss+i*7%c.kb] = v
-			}
-			got := make([]float32, c.kb*c.ds)
-			want := make([]float32, c.kb*c.ds)
-			for i := range got {
-				got[i], want[i] = 42, 42 // what the transpose must leave alone
-			}
-			transpose8(&got[0], c.ds, &src[0], c.ss, c.kb, c.scale)
-			transpose8Go(&want[0], c.ds, &src[0], c.ss, c.kb, c.scale)
-			for i := range want {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("%s, kb=%d ss=%d ds=%d scale=%v: dst[%d] = %v, want %v", impl, c.kb, c.ss, c.ds, c.scale, i, got[i], want[i])
-				}
-			}
-		}
-		SetImpl(prev)
 	}
 }
