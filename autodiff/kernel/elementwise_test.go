@@ -409,21 +409,14 @@ func TestTranspose8(t *testing.T) {
 	}
 	specials := []float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), float32(math.Copysign(0, -1)), 0, 1e-40, -3e-39}
 	rng := rand.New(rand.NewPCG(15, 16))
-	for _, impl := range Available() {
-		if impl == "go" {
-			continue // transpose8 is the assembly's entry point
+	forEachImpl(t, func(t *testing.T) {
+		if Impl() == "go" {
+			t.Skip("transpose8 is the assembly's entry point")
 		}
-		t.Run(impl, func(t *testing.T) {
-			prev, err := SetImpl(impl)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer SetImpl(prev)
-			for _, c := range cases {
-				checkTranspose8(t, rng, c.kb, c.ss, c.ds, c.scale, specials)
-			}
-		})
-	}
+		for _, c := range cases {
+			checkTranspose8(t, rng, c.kb, c.ss, c.ds, c.scale, specials)
+		}
+	})
 }
 
 // checkTranspose8 runs transpose8 and transpose8Go on the same random

@@ -22,11 +22,11 @@ import (
 
 // teamSpin is how long, in nanoseconds, a worker polls for a new part, and
 // a caller for the other parts' completion, before blocking: 2 ms, longer
-// than the serial stretches between the parallel regions of a training
-// step (a batch's losses, its gathering), so that a worker is still polling
-// when the next region starts rather than blocked, to be woken 100-250 us
-// later. It is a variable so that tests can exercise both the polling and
-// the blocking paths.
+// than most of the serial stretches between the parallel regions of a
+// training step (a batch's losses, its gathering), so that a worker is
+// still polling when the next region starts rather than blocked, to be
+// woken 100-250 us later. It is a variable so that tests can exercise both
+// the polling and the blocking paths.
 var teamSpin atomic.Int64
 
 func init() { teamSpin.Store(int64(2 * time.Millisecond)) }
