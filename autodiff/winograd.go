@@ -318,9 +318,13 @@ func winoFilter(t kernel.WinogradTile, u, w []float32, f, c int) {
 		for blk := lo; blk < hi; blk++ {
 			i0 := blk * B
 			nb := min(B, fc-i0)
-			for k4 := 0; k4 < nb; k4 += 4 {
+			k4 := 0
+			for ; k4+4 <= nb; k4 += 4 {
+				groupFilters((*[36]float64)(g[9*k4:]), (*[36]float32)(w[9*(i0+k4):]))
+			}
+			if k4 < nb {
 				grp := g[9*k4 : 9*k4+36]
-				for l := 0; l < min(4, nb-k4); l++ {
+				for l := 0; l < nb-k4; l++ {
 					f := w[9*(i0+k4+l) : 9*(i0+k4+l)+9]
 					for e, v := range f {
 						grp[4*e+l] = float64(v)
@@ -399,9 +403,13 @@ func winoFilterAdj(t kernel.WinogradTile, dw []float32, dus [][]float32, fc int)
 				at[i] = du[i0:]
 			}
 			kernel.FilterTransformAdj(out[:(nb+3)/4*36], at, us, nb, gm)
-			for k4 := 0; k4 < nb; k4 += 4 {
+			k4 := 0
+			for ; k4+4 <= nb; k4 += 4 {
+				ungroupFilters((*[36]float32)(dw[9*(i0+k4):]), (*[36]float32)(out[9*k4:]))
+			}
+			if k4 < nb {
 				grp := out[9*k4 : 9*k4+36]
-				for l := 0; l < min(4, nb-k4); l++ {
+				for l := 0; l < nb-k4; l++ {
 					d := dw[9*(i0+k4+l) : 9*(i0+k4+l)+9]
 					for e := range d {
 						d[e] = grp[4*e+l]
@@ -410,6 +418,29 @@ func winoFilterAdj(t kernel.WinogradTile, dw []float32, dus [][]float32, fc int)
 			}
 		}
 	})
+}
+
+// groupFilters widens four filters' 3x3 values (src: filter l's value e at
+// 9*l+e) into the layout of kernel.FilterTransform's groups (dst: at
+// 4*e+l).
+func groupFilters(dst *[36]float64, src *[36]float32) {
+	for e := range 9 {
+		dst[4*e] = float64(src[e])
+		dst[4*e+1] = float64(src[9+e])
+		dst[4*e+2] = float64(src[18+e])
+		dst[4*e+3] = float64(src[27+e])
+	}
+}
+
+// ungroupFilters is the inverse of groupFilters' layout, without the
+// widening: it sets dst[9*l+e] to src[4*e+l] for four filters l.
+func ungroupFilters(dst, src *[36]float32) {
+	for e := range 9 {
+		dst[e] = src[4*e]
+		dst[9+e] = src[4*e+1]
+		dst[18+e] = src[4*e+2]
+		dst[27+e] = src[4*e+3]
+	}
 }
 
 // transformIn interleaves channel c of block blk of the chunk into buf
