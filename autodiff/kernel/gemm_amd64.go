@@ -50,6 +50,20 @@ func transpose8(dst *float32, ds int, src *float32, ss int, kb int, scale float3
 	transpose8AVX2(dst, ds, src, ss, kb, scale)
 }
 
+// addTileAVX2 is addTileGo in AVX2.
+//
+//go:noescape
+func addTileAVX2(dst *float32, ldd int, src *float32, lds int, rows, cols int, beta float32)
+
+func addTile(dst []float32, ldd int, src []float32, lds int, rows, cols int, beta float32) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	_ = dst[(rows-1)*ldd+cols-1]
+	_ = src[(rows-1)*lds+cols-1]
+	addTileAVX2(&dst[0], ldd, &src[0], lds, rows, cols, beta)
+}
+
 // dgemmKernel8x24 is dgemmKernelGo(8, 24, k, a, b, c, ldc, beta) in AVX-512F.
 //
 //go:noescape

@@ -13,6 +13,10 @@ func kernel6x16() asmKernel { return nil }
 
 func kernel6x16Ref() asmKernel { return nil }
 
+func addTile(dst []float32, ldd int, src []float32, lds int, rows, cols int, beta float32) {
+	addTileGo(dst, ldd, src, lds, rows, cols, beta)
+}
+
 func transpose8(dst *float32, ds int, src *float32, ss int, kb int, scale float32) {
 	transpose8Go(dst, ds, src, ss, kb, scale)
 }

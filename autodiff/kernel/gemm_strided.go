@@ -202,22 +202,31 @@ func gemmStrided(bl blocking, s *scratch[float32], pa *PackedA[float32], transA,
 							continue
 						}
 						kn.fn(kb, ap, ars, acs, bp, brs, &tile[0], kn.nr, 0)
+						if bet != 0 {
+							addTile(c[off:], ldc, tile[r0*kn.nr+c0:], kn.nr, rows, cols, bet)
+							continue
+						}
 						for i := 0; i < rows; i++ {
-							dst := c[off+i*ldc : off+i*ldc+cols]
-							src := tile[(r0+i)*kn.nr+c0 : (r0+i)*kn.nr+c0+cols]
-							if bet == 0 {
-								copy(dst, src)
-							} else {
-								for j, v := range src {
-									dst[j] = v + float32(bet*dst[j])
-								}
-							}
+							copy(c[off+i*ldc:off+i*ldc+cols], tile[(r0+i)*kn.nr+c0:(r0+i)*kn.nr+c0+cols])
 						}
 					}
 				}
 			}
 		}
 		jc += nb
+	}
+}
+
+// addTileGo sets dst[i*ldd+j] = src[i*lds+j] + float32(beta*dst[i*ldd+j])
+// for i < rows and j < cols: a tile buffer's sums added into C with Go's
+// arithmetic, subnormals kept. addTile is addTileGo, in assembly where
+// there is some.
+func addTileGo(dst []float32, ldd int, src []float32, lds int, rows, cols int, beta float32) {
+	for i := range rows {
+		d := dst[i*ldd : i*ldd+cols]
+		for j, v := range src[i*lds : i*lds+cols] {
+			d[j] = v + float32(beta*d[j])
+		}
 	}
 }
 

@@ -337,3 +337,52 @@ func TestGemmStridedBits(t *testing.T) {
 		}
 	})
 }
+
+// TestAddTile checks addTile against addTileGo bit for bit (NaN for NaN):
+// every number of rows to 9 and of columns to 50, strides longer than the
+// rows, scales that make products overflow, round and turn subnormal, and
+// values among which are infinities, NaNs, both zeros and subnormals. What
+// lies past each row's columns and after the last row must stay as it was.
+func TestAddTile(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2 assembly")
+	}
+	rng := rand.New(rand.NewPCG(31, 32))
+	specials := []float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 0, float32(math.Copysign(0, -1)), 1e-40, -3e-39, math.MaxFloat32, 1.1754944e-38}
+	value := func() float32 {
+		if rng.IntN(8) == 0 {
+			return specials[rng.IntN(len(specials))]
+		}
+		return float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4)))
+	}
+	const sentinel = 42
+	for _, beta := range []float32{1, -1, 0.5, 3.7, 1e-30, 1e30} {
+		for rows := 0; rows <= 9; rows++ {
+			for cols := 0; cols <= 50; cols++ {
+				ldd, lds := cols+rng.IntN(4), cols+rng.IntN(4)
+				n := (rows+1)*ldd + 1
+				src := make([]float32, (rows+1)*lds+1)
+				for i := range src {
+					src[i] = value()
+				}
+				got := make([]float32, n)
+				want := make([]float32, n)
+				for i := range got {
+					got[i] = sentinel
+					if i/max(ldd, 1) < rows && i%max(ldd, 1) < cols {
+						got[i] = value()
+					}
+					want[i] = got[i]
+				}
+				addTile(got, ldd, src, lds, rows, cols, beta)
+				addTileGo(want, ldd, src, lds, rows, cols, beta)
+				for i := range got {
+					g, w := got[i], want[i]
+					if math.Float32bits(g) != math.Float32bits(w) && !(g != g && w != w) {
+						t.Fatalf("beta %v, %d x %d, strides %d and %d: dst[%d] = %v (%#x), want %v (%#x)", beta, rows, cols, ldd, lds, i, g, math.Float32bits(g), w, math.Float32bits(w))
+					}
+				}
+			}
+		}
+	}
+}
