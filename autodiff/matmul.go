@@ -96,15 +96,11 @@ func MatMulRows[T kernel.Float](xs []*Tensor[T], b *Tensor[T], transB bool) []*T
 	}
 	a := alloc[T](m * k)
 	c := alloc[T](m * n)
+	stackRows(a, xs, m, k)
 	r := 0
-	for _, x := range xs {
-		copy(a[r*k:], x.data)
-		r += x.shape[0]
-	}
 	if m > 0 {
 		kernel.Gemm(false, transB, m, n, k, 1, a, k, b.data, b.shape[1], 0, c, n)
 	}
-	r = 0
 	for i, x := range xs {
 		rows := x.shape[0]
 		out := empty[T](rows, n)
@@ -115,4 +111,26 @@ func MatMulRows[T kernel.Float](xs []*Tensor[T], b *Tensor[T], transB bool) []*T
 	release(a)
 	release(c)
 	return outs
+}
+
+// stackRowsMin is the fewest values a part of stackRows copies: below
+// about that many a copy takes no longer than handing it to a worker.
+const stackRowsMin = 1 << 16
+
+// stackRows copies the m rows of k values of xs, one after the other, into
+// a, the rows shared out over the threads in parts of at least
+// stackRowsMin values: the rows were written by any of the threads, and
+// read from another core's cache a copy is several times slower than
+// from memory.
+func stackRows[T kernel.Float](a []T, xs []*Tensor[T], m, k int) {
+	parallelRange(m, max(1, stackRowsMin/max(k, 1)), func(lo, hi int) {
+		r := 0
+		for _, x := range xs {
+			rows := x.shape[0]
+			if from, to := max(lo, r), min(hi, r+rows); from < to {
+				copy(a[from*k:to*k], x.data[(from-r)*k:(to-r)*k])
+			}
+			r += rows
+		}
+	})
 }
