@@ -113,15 +113,13 @@ func MatMulRows[T kernel.Float](xs []*Tensor[T], b *Tensor[T], transB bool) []*T
 	return outs
 }
 
-// stackRowsMin is the fewest values a part of stackRows copies: below
-// about that many a copy takes no longer than handing it to a worker.
+// stackRowsMin is the fewest values a part of stackRows copies: a copy of
+// that many takes far longer than handing it to a worker.
 const stackRowsMin = 1 << 16
 
 // stackRows copies the m rows of k values of xs, one after the other, into
 // a, the rows shared out over the threads in parts of at least
-// stackRowsMin values: the rows were written by any of the threads, and
-// read from another core's cache a copy is several times slower than
-// from memory.
+// stackRowsMin values.
 func stackRows[T kernel.Float](a []T, xs []*Tensor[T], m, k int) {
 	parallelRange(m, max(1, stackRowsMin/max(k, 1)), func(lo, hi int) {
 		r := 0

@@ -56,6 +56,10 @@ func transpose8(dst *float32, ds int, src *float32, ss int, kb int, scale float3
 func addTileAVX2(dst *float32, ldd int, src *float32, lds int, rows, cols int, beta float32)
 
 func addTile(dst []float32, ldd int, src []float32, lds int, rows, cols int, beta float32) {
+	if !haveAVX2 {
+		addTileGo(dst, ldd, src, lds, rows, cols, beta)
+		return
+	}
 	if rows == 0 || cols == 0 {
 		return
 	}
