@@ -88,24 +88,17 @@ func TestPoolInterleaved(t *testing.T) {
 // lanesCases whose windows cover its planes, at every rate of NaNs.
 func eachLanesCase(t *testing.T, r *rand.Rand, nanRates []float64,
 	check func(t *testing.T, r *rand.Rand, name string, c lanesCase, wg *winoGeom, cp *convPool[float32], offs kernel.Offsets, nanRate float64)) {
-	for _, impl := range kernel.Available() {
-		t.Run(impl, func(t *testing.T) {
-			prev, err := kernel.SetImpl(impl)
-			if err != nil {
-				t.Fatal(err)
+	forEachImpl(t, func(t *testing.T) {
+		for _, c := range lanesCases() {
+			wg, cp, offs, ok := c.geom()
+			if !ok {
+				continue
 			}
-			defer kernel.SetImpl(prev)
-			for _, c := range lanesCases() {
-				wg, cp, offs, ok := c.geom()
-				if !ok {
-					continue
-				}
-				for _, nanRate := range nanRates {
-					check(t, r, fmt.Sprintf("%+v NaN rate %v", c, nanRate), c, wg, cp, offs, nanRate)
-				}
+			for _, nanRate := range nanRates {
+				check(t, r, fmt.Sprintf("%+v NaN rate %v", c, nanRate), c, wg, cp, offs, nanRate)
 			}
-		})
-	}
+		}
+	})
 }
 
 // lanesValues returns n values of lanesValue.

@@ -73,19 +73,12 @@ func checkMaxPool2x2[T kernel.Float](t *testing.T, r *rand.Rand, nanRate float64
 // chosen positions, with ties, infinities and NaNs.
 func TestMaxPool2x2MatchesWindows(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
-	for _, impl := range kernel.Available() {
-		t.Run(impl, func(t *testing.T) {
-			saved, err := kernel.SetImpl(impl)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer kernel.SetImpl(saved)
-			for _, nanRate := range []float64{0, 0.02, 0.3} {
-				checkMaxPool2x2[float32](t, r, nanRate)
-				checkMaxPool2x2[float64](t, r, nanRate)
-			}
-		})
-	}
+	forEachImpl(t, func(t *testing.T) {
+		for _, nanRate := range []float64{0, 0.02, 0.3} {
+			checkMaxPool2x2[float32](t, r, nanRate)
+			checkMaxPool2x2[float64](t, r, nanRate)
+		}
+	})
 }
 
 // TestReluGradBits checks the branch-free reluGrad against its definition on

@@ -208,6 +208,77 @@ func TestWholeRounds(t *testing.T) {
 func TestWinoFilterLayout(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
 	const sentinel = 42
+	forEachImpl(t, func(t *testing.T) {
+		for _, tile := range []kernel.WinogradTile{kernel.F4x4, kernel.F5x5} {
+			gm, pos := winoGm(tile), tile.Size()*tile.Size()
+			for _, fc := range []int{1, 3, 4, 7, 8, 255, 256, 257, 260, 515} {
+				us := winoUStride(fc)
+				w := make([]float32, 9*fc+9)
+				for i := range w {
+					w[i] = float32(rng.NormFloat64())
+				}
+				u := make([]float32, pos*us)
+				for i := range u {
+					u[i] = sentinel
+				}
+				winoFilter(tile, u, w, fc, 1)
+				want := make([]float32, pos*us)
+				for i := range want {
+					want[i] = sentinel
+				}
+				for i := range fc {
+					var g [36]float64
+					for e := range 9 {
+						g[4*e] = float64(w[9*i+e])
+					}
+					kernel.FilterTransform(want[i:], us, g[:], 1, gm)
+				}
+				for i := range u {
+					if math.Float32bits(u[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%v, %d filters: u[%d] (position %d, filter %d) = %v, want %v", tile, fc, i, i/us, i%us, u[i], want[i])
+					}
+				}
+				for sums := 1; sums <= 2; sums++ {
+					dus := make([][]float32, sums)
+					for k := range dus {
+						dus[k] = make([]float32, pos*us)
+						for i := range dus[k] {
+							dus[k][i] = float32(rng.NormFloat64())
+						}
+					}
+					dw := make([]float32, 9*fc+9)
+					for i := range dw {
+						dw[i] = sentinel
+					}
+					winoFilterAdj(tile, dw, dus, fc)
+					for i := range fc {
+						var out [36]float32
+						at := make([][]float32, sums)
+						for k := range dus {
+							at[k] = dus[k][i:]
+						}
+						kernel.FilterTransformAdj(out[:], at, us, 1, gm)
+						for e := range 9 {
+							if got := dw[9*i+e]; math.Float32bits(got) != math.Float32bits(out[4*e]) {
+								t.Fatalf("%v, %d filters, %d sums: filter %d value %d = %v, want %v", tile, fc, sums, i, e, got, out[4*e])
+							}
+						}
+					}
+					for i := 9 * fc; i < len(dw); i++ {
+						if dw[i] != sentinel {
+							t.Fatalf("%v, %d filters, %d sums: dw[%d] = %v past the filters", tile, fc, sums, i, dw[i])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// forEachImpl runs f as a subtest under each kernel implementation the
+// machine has, restoring the one before.
+func forEachImpl(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
 	for _, impl := range kernel.Available() {
 		t.Run(impl, func(t *testing.T) {
 			prev, err := kernel.SetImpl(impl)
@@ -215,69 +286,7 @@ func TestWinoFilterLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer kernel.SetImpl(prev)
-			for _, tile := range []kernel.WinogradTile{kernel.F4x4, kernel.F5x5} {
-				gm, pos := winoGm(tile), tile.Size()*tile.Size()
-				for _, fc := range []int{1, 3, 4, 7, 8, 255, 256, 257, 260, 515} {
-					us := winoUStride(fc)
-					w := make([]float32, 9*fc+9)
-					for i := range w {
-						w[i] = float32(rng.NormFloat64())
-					}
-					u := make([]float32, pos*us)
-					for i := range u {
-						u[i] = sentinel
-					}
-					winoFilter(tile, u, w, fc, 1)
-					want := make([]float32, pos*us)
-					for i := range want {
-						want[i] = sentinel
-					}
-					for i := range fc {
-						var g [36]float64
-						for e := range 9 {
-							g[4*e] = float64(w[9*i+e])
-						}
-						kernel.FilterTransform(want[i:], us, g[:], 1, gm)
-					}
-					for i := range u {
-						if math.Float32bits(u[i]) != math.Float32bits(want[i]) {
-							t.Fatalf("%v, %d filters: u[%d] (position %d, filter %d) = %v, want %v", tile, fc, i, i/us, i%us, u[i], want[i])
-						}
-					}
-					for sums := 1; sums <= 2; sums++ {
-						dus := make([][]float32, sums)
-						for k := range dus {
-							dus[k] = make([]float32, pos*us)
-							for i := range dus[k] {
-								dus[k][i] = float32(rng.NormFloat64())
-							}
-						}
-						dw := make([]float32, 9*fc+9)
-						for i := range dw {
-							dw[i] = sentinel
-						}
-						winoFilterAdj(tile, dw, dus, fc)
-						for i := range fc {
-							var out [36]float32
-							at := make([][]float32, sums)
-							for k := range dus {
-								at[k] = dus[k][i:]
-							}
-							kernel.FilterTransformAdj(out[:], at, us, 1, gm)
-							for e := range 9 {
-								if got := dw[9*i+e]; math.Float32bits(got) != math.Float32bits(out[4*e]) {
-									t.Fatalf("%v, %d filters, %d sums: filter %d value %d = %v, want %v", tile, fc, sums, i, e, got, out[4*e])
-								}
-							}
-						}
-						for i := 9 * fc; i < len(dw); i++ {
-							if dw[i] != sentinel {
-								t.Fatalf("%v, %d filters, %d sums: dw[%d] = %v past the filters", tile, fc, sums, i, dw[i])
-							}
-						}
-					}
-				}
-			}
+			f(t)
 		})
 	}
 }

@@ -4,22 +4,14 @@
 
 // Lanes 0..r-1 of the eight int32 at addTileMask<>+4*(8-r) are all ones,
 // the others zero.
-DATA addTileMask<>+0(SB)/4, $-1
-DATA addTileMask<>+4(SB)/4, $-1
-DATA addTileMask<>+8(SB)/4, $-1
-DATA addTileMask<>+12(SB)/4, $-1
-DATA addTileMask<>+16(SB)/4, $-1
-DATA addTileMask<>+20(SB)/4, $-1
-DATA addTileMask<>+24(SB)/4, $-1
-DATA addTileMask<>+28(SB)/4, $-1
-DATA addTileMask<>+32(SB)/4, $0
-DATA addTileMask<>+36(SB)/4, $0
-DATA addTileMask<>+40(SB)/4, $0
-DATA addTileMask<>+44(SB)/4, $0
-DATA addTileMask<>+48(SB)/4, $0
-DATA addTileMask<>+52(SB)/4, $0
-DATA addTileMask<>+56(SB)/4, $0
-DATA addTileMask<>+60(SB)/4, $0
+DATA addTileMask<>+0(SB)/8, $-1
+DATA addTileMask<>+8(SB)/8, $-1
+DATA addTileMask<>+16(SB)/8, $-1
+DATA addTileMask<>+24(SB)/8, $-1
+DATA addTileMask<>+32(SB)/8, $0
+DATA addTileMask<>+40(SB)/8, $0
+DATA addTileMask<>+48(SB)/8, $0
+DATA addTileMask<>+56(SB)/8, $0
 GLOBL addTileMask<>(SB), RODATA|NOPTR, $64
 
 // func addTileAVX2(dst *float32, ldd int, src *float32, lds int, rows, cols int, beta float32)
