@@ -142,6 +142,20 @@ func MicroTile() (mr, nr int) {
 // parallel split on small matrices.
 var minParallelFlops = float64(1 << 20)
 
+// splitsRows reports whether a product of m x n x k is one whose C, at
+// least four times the values of op(A) and op(B) together, is the bulk of
+// its memory traffic: a weight gradient summed over a small batch, whose C
+// the element-wise kernels, the engine's sums and the optimisers read next.
+// The threads then take contiguous ranges of rows, which are contiguous
+// ranges of C, the first on the calling goroutine, as kernel.Parallel's
+// parts of those passes take them (part j of t: the j-th of t nearly equal
+// ranges); each thread writes the values it will read again, rather than
+// columns of every row that the other thread reads. The inputs, read whole
+// by each thread rather than in part, are the smaller share.
+func splitsRows(m, n, k int) bool {
+	return 4*float64(k)*float64(m+n) <= float64(m)*float64(n)
+}
+
 // gemm runs the blocked algorithm with validated arguments, k > 0 and alpha != 0.
 func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	bl := blockingFor[T]()
@@ -150,12 +164,13 @@ func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 		t = 1
 	}
 	// Split the columns of C into nr-aligned ranges when there are enough of
-	// them; otherwise split the rows.
+	// them; otherwise split the rows. A product that writes far more than
+	// it reads (splitsRows) splits its rows whenever it has enough of them.
 	splitN := true
 	if t > 1 {
 		panelsN := (n + bl.nr - 1) / bl.nr
 		panelsM := (m + bl.mr - 1) / bl.mr
-		if panelsN < 2*t && panelsM > panelsN {
+		if panelsM >= 2*t && splitsRows(m, n, k) || panelsN < 2*t && panelsM > panelsN {
 			splitN = false
 			t = min(t, panelsM)
 		} else {

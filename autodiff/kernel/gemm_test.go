@@ -650,6 +650,10 @@ func TestGemmThreadsExact(t *testing.T) {
 		{transA: true, m: 97, n: 490, k: 390, padA: 3, alpha: 0.5, beta: 2},
 		{transB: true, m: 200, n: 7, k: 800, padC: 1, alpha: 1, beta: 1},
 		{m: 20, n: 1000, k: 5000, alpha: 1, beta: 0},
+		// Rows split (splitsRows): a weight gradient over a batch, and one
+		// whose rows end inside a tile.
+		{transA: true, m: 256, n: 2304, k: 20, alpha: 1, beta: 0},
+		{transA: true, m: 101, n: 333, k: 9, padC: 3, alpha: 1, beta: 1},
 	}
 	rng := rand.New(rand.NewPCG(5, 8))
 	forEachImpl(t, func(t *testing.T) {
@@ -673,6 +677,30 @@ func TestGemmThreadsExact(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSplitsRows: the products whose C outweighs their operands four
+// times, the weight gradients over a batch of the step, split their rows;
+// the forward and input-gradient products do not.
+func TestSplitsRows(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k int
+		want    bool
+	}{
+		{256, 2304, 20, true},   // a critic's weight gradient, 20 rows a block
+		{512, 2304, 80, true},   // the classifier's, 80 rows
+		{512, 2304, 512, false}, // the same at the paper's batch
+		{100, 512, 80, false},   // the classifier's second layer
+		{80, 512, 2304, false},  // its forward product
+		{20, 2304, 256, false},  // a critic's input gradient
+		{60, 256, 2304, false},  // the critics' stacked forward product
+		{8, 8, 1, true},
+		{8, 8, 2, false},
+	} {
+		if got := splitsRows(c.m, c.n, c.k); got != c.want {
+			t.Errorf("splitsRows(%d, %d, %d) = %v, want %v", c.m, c.n, c.k, got, c.want)
+		}
+	}
 }
 
 // TestGemmSerialAllocs checks that products on the calling goroutine take
