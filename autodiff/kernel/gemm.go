@@ -146,12 +146,12 @@ var minParallelFlops = float64(1 << 20)
 // least four times the values of op(A) and op(B) together, is the bulk of
 // its memory traffic: a weight gradient summed over a small batch, whose C
 // the element-wise kernels, the engine's sums and the optimisers read next.
-// The threads then take contiguous ranges of rows, which are contiguous
-// ranges of C, the first on the calling goroutine, as kernel.Parallel's
-// parts of those passes take them (part j of t: the j-th of t nearly equal
-// ranges); each thread writes the values it will read again, rather than
-// columns of every row that the other thread reads. The inputs, read whole
-// by each thread rather than in part, are the smaller share.
+// gemm then gives the threads contiguous ranges of rows, which are
+// contiguous ranges of C, the first to the calling goroutine, as those
+// passes share a buffer out (part j of t: about the j-th t-th of it); so
+// each thread writes the values that the same thread reads next, rather
+// than a share of every row. Each thread reads all of op(B) rather than a
+// share of it: the smaller part of the traffic.
 func splitsRows(m, n, k int) bool {
 	return 4*float64(k)*float64(m+n) <= float64(m)*float64(n)
 }
