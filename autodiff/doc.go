@@ -64,6 +64,15 @@
 // step, but its Data may be a different slice after each Backward: read it
 // again each step.
 //
+// A weight read by several MatMuls as their right operand (the weights of a
+// layer applied to several batches of rows) gets from each a product over
+// rows, op(a)ᵀg. In the default numerics Backward holds these to the end of
+// the pass and takes them as one product over all their rows stacked, in
+// the order the pass met them, then adds it to whatever else flowed into
+// the weight: one product's sums, whose last bits differ from those of
+// separate products added. The reference numerics, and Gradients, add
+// separate products.
+//
 // # Concurrency
 //
 // Building a graph and running a reverse pass over it are not safe for

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
+	"github.com/wadn-go/wadn/internal/numerics"
 )
 
 // BackwardFunc is the backward function of an operator node. Given g, the
@@ -22,7 +23,17 @@ type node[T kernel.Float] struct {
 	backward BackwardFunc[T] // nil when no input requires grad
 	need     []bool          // which inputs the current reverse pass wants
 	aux      []*Tensor[T]    // temporaries the backward function uses
+	// rows, when set, gives the gradient of input i for the output
+	// gradient g as a product over rows, xᵀy (see rowProduct), or ok
+	// false where it has no such form. The backward function must then
+	// compute the same values for input i, and never return g itself.
+	rows func(i int, g *Tensor[T]) (p rowProduct[T], ok bool)
 }
+
+// rowProduct is a gradient of the form xᵀy, the sum over the rows of x
+// (k x m) and y (k x n), both row-major: the gradient of the weights of a
+// product over a batch of rows.
+type rowProduct[T kernel.Float] struct{ x, y *Tensor[T] }
 
 // newOp records out as the output of operator name applied to inputs, with
 // backward function bw, and returns out. out must be a fresh node-less tensor
@@ -80,7 +91,7 @@ func (t *Tensor[T]) Backward() {
 	if !t.requiresGrad {
 		return
 	}
-	e := engine[T]{leaves: true}
+	e := engine[T]{leaves: true, sumRows: !numerics.IsReference()}
 	if _, err := e.run([]*Tensor[T]{t}, nil, nil, false); err != nil {
 		panic(err)
 	}
@@ -131,6 +142,105 @@ type engine[T kernel.Float] struct {
 	leaves  bool                // accumulate into the Grad of parameters
 	targets map[*Tensor[T]]bool // or return the gradients of these
 	pending map[*Tensor[T]]*Tensor[T]
+
+	// sumRows: a parameter's gradients of the form xᵀy (node.rows) are
+	// held until the end of the pass and taken as one product over all
+	// their rows stacked, in the order the pass met them (see
+	// sumRowProducts). The sum is then a product's, not the sum of
+	// products, so the last bits differ from those of separate products
+	// added; the reference numerics keep the separate products.
+	sumRows bool
+	rows    []heldRows[T]
+	rowsOf  map[*Tensor[T]]int // index in rows
+	held    []*Tensor[T]       // pending gradients the held products read
+}
+
+// heldRows are the products over rows held for one parameter.
+type heldRows[T kernel.Float] struct {
+	leaf *Tensor[T]
+	ps   []rowProduct[T]
+}
+
+// holdRows takes the gradients of t's node that have the form of a product
+// over rows and are a parameter's, if the pass sums them (sumRows), and
+// clears their need. It reports whether it took any: g must then live until
+// the end of the pass.
+func (e *engine[T]) holdRows(t, g *Tensor[T]) bool {
+	n := t.node
+	if !e.sumRows || n.rows == nil {
+		return false
+	}
+	took := false
+	for i, in := range n.inputs {
+		if !n.need[i] || !e.isTarget(in) {
+			continue
+		}
+		p, ok := n.rows(i, g)
+		if !ok {
+			continue
+		}
+		n.need[i] = false
+		if e.rowsOf == nil {
+			e.rowsOf = map[*Tensor[T]]int{}
+		}
+		j, seen := e.rowsOf[in]
+		if !seen {
+			j = len(e.rows)
+			e.rowsOf[in] = j
+			e.rows = append(e.rows, heldRows[T]{leaf: in})
+		}
+		e.rows[j].ps = append(e.rows[j].ps, p)
+		took = true
+	}
+	return took
+}
+
+// addHeldRows adds each parameter's held products into its pending
+// gradient, as one product, and frees the gradients they read.
+func (e *engine[T]) addHeldRows() {
+	for _, r := range e.rows {
+		c := sumRowProducts(r.ps)
+		kernel.AddFlops(len(c.data))
+		trace("MatMul backward", c)
+		e.accumulate(r.leaf, c, false, nil)
+	}
+	for _, g := range e.held {
+		g.free()
+	}
+	e.rows, e.rowsOf, e.held = nil, nil, nil
+}
+
+// sumRowProducts returns the sum of xᵀy over ps as one kernel.Gemm over
+// their rows stacked in order: for one product, exactly MatMul's result.
+// Every x has the same columns, and so has every y.
+func sumRowProducts[T kernel.Float](ps []rowProduct[T]) *Tensor[T] {
+	m, n := ps[0].x.shape[1], ps[0].y.shape[1]
+	out := empty[T](m, n)
+	if m == 0 || n == 0 {
+		return out
+	}
+	k := 0
+	for _, p := range ps {
+		k += p.x.shape[0]
+	}
+	switch {
+	case k == 0:
+		clear(out.data)
+	case len(ps) == 1:
+		kernel.Gemm(true, false, m, n, k, 1, ps[0].x.data, m, ps[0].y.data, n, 0, out.data, n)
+	default:
+		xs, ys := make([]*Tensor[T], len(ps)), make([]*Tensor[T], len(ps))
+		for i, p := range ps {
+			xs[i], ys[i] = p.x, p.y
+		}
+		x, y := alloc[T](k*m), alloc[T](k*n)
+		stackRows(x, xs, k, m)
+		stackRows(y, ys, k, n)
+		kernel.Gemm(true, false, m, n, k, 1, x, m, y, n, 0, out.data, n)
+		release(x)
+		release(y)
+	}
+	return out
 }
 
 func (e *engine[T]) isTarget(t *Tensor[T]) bool {
@@ -230,6 +340,7 @@ func (e *engine[T]) run(ys, seeds, xs []*Tensor[T], createGraph bool) ([]*Tensor
 			continue
 		}
 		n := t.node
+		held := e.holdRows(t, g)
 		seq0 := seqCounter.Load()
 		grads := n.backward(g, createGraph)
 		if tracer.Load() != nil {
@@ -248,6 +359,10 @@ func (e *engine[T]) run(ys, seeds, xs []*Tensor[T], createGraph bool) ([]*Tensor
 			panic(fmt.Sprintf("autodiff: backward of %s returned %d gradients for %d inputs", n.name, len(grads), len(n.inputs)))
 		}
 		owner := g // the pending buffer of t, which the fast path may hand on
+		if held {
+			e.held = append(e.held, g)
+			owner = nil
+		}
 		if e.isTarget(t) || createGraph {
 			owner = nil
 		}
@@ -287,6 +402,7 @@ func (e *engine[T]) run(ys, seeds, xs []*Tensor[T], createGraph bool) ([]*Tensor
 		}
 	}
 	if e.leaves {
+		e.addHeldRows()
 		for x, g := range e.pending {
 			if !e.isTarget(x) {
 				continue
