@@ -23,16 +23,13 @@ type node[T kernel.Float] struct {
 	backward BackwardFunc[T] // nil when no input requires grad
 	need     []bool          // which inputs the current reverse pass wants
 	aux      []*Tensor[T]    // temporaries the backward function uses
-	// rows, when set, gives the gradient of input i for the output
-	// gradient g as a product over rows, xᵀy (see rowProduct), or ok
-	// false where it has no such form. The backward function must then
-	// compute the same values for input i, and never return g itself.
-	rows func(i int, g *Tensor[T]) (p rowProduct[T], ok bool)
+	// rows, when set, gives the gradient of input 1 for the output
+	// gradient g as a product over rows, xᵀy (see rowProduct). The
+	// backward function computes the same values for input 1 when its
+	// need is set, and never returns g itself.
+	rows func(g *Tensor[T]) rowProduct[T]
 }
 
-// rowProduct is a gradient of the form xᵀy, the sum over the rows of x
-// (k x m) and y (k x n), both row-major: the gradient of the weights of a
-// product over a batch of rows.
 type rowProduct[T kernel.Float] struct{ x, y *Tensor[T] }
 
 // newOp records out as the output of operator name applied to inputs, with
@@ -143,71 +140,98 @@ type engine[T kernel.Float] struct {
 	targets map[*Tensor[T]]bool // or return the gradients of these
 	pending map[*Tensor[T]]*Tensor[T]
 
-	// sumRows: a parameter's gradients of the form xᵀy (node.rows) are
-	// held until the end of the pass and taken as one product over all
-	// their rows stacked, in the order the pass met them (see
-	// sumRowProducts). The sum is then a product's, not the sum of
-	// products, so the last bits differ from those of separate products
-	// added; the reference numerics keep the separate products.
+	// sumRows: a parameter that gets two or more gradients of the form
+	// xᵀy in the pass (node.rows) gets them as one product over all their
+	// rows stacked, in the order the pass meets them, taken when the last
+	// arrives (see sumRowProducts). Its sums are then a product's, not
+	// those of separate products added, so the last bits differ; the
+	// reference numerics keep the separate products.
 	sumRows bool
-	rows    []heldRows[T]
-	rowsOf  map[*Tensor[T]]int // index in rows
-	held    []*Tensor[T]       // pending gradients the held products read
+	rowSums map[*Tensor[T]]*rowSum[T]
 }
 
-// heldRows are the products over rows held for one parameter.
-type heldRows[T kernel.Float] struct {
-	leaf *Tensor[T]
-	ps   []rowProduct[T]
+// rowSum is what the pass holds of a parameter's products over rows.
+type rowSum[T kernel.Float] struct {
+	left int             // products the pass has yet to meet
+	ps   []rowProduct[T] // those it has met, in order
+	gs   []*Tensor[T]    // the pending gradients they read
 }
 
-// holdRows takes the gradients of t's node that have the form of a product
-// over rows and are a parameter's, if the pass sums them (sumRows), and
-// clears their need. It reports whether it took any: g must then live until
-// the end of the pass.
-func (e *engine[T]) holdRows(t, g *Tensor[T]) bool {
+// countRows finds, among the nodes of topo, the parameters that get two or
+// more products over rows, for holdRows.
+func (e *engine[T]) countRows(topo []*Tensor[T]) {
+	if !e.sumRows {
+		return
+	}
+	count := map[*Tensor[T]]int{}
+	for _, t := range topo {
+		if n := t.node; n.rows != nil && n.need[1] && e.isTarget(n.inputs[1]) {
+			count[n.inputs[1]]++
+		}
+	}
+	for w, c := range count {
+		if c >= 2 {
+			if e.rowSums == nil {
+				e.rowSums = map[*Tensor[T]]*rowSum[T]{}
+			}
+			e.rowSums[w] = &rowSum[T]{left: c}
+		}
+	}
+}
+
+// holdRows takes the gradient of input 1 of t's node, for the pending
+// gradient g, when it is the product over rows of a parameter that
+// countRows found, and clears its need. It returns that parameter, or nil
+// when it took nothing; g must then live until sumHeldRows.
+func (e *engine[T]) holdRows(t, g *Tensor[T]) *Tensor[T] {
 	n := t.node
-	if !e.sumRows || n.rows == nil {
-		return false
+	if e.rowSums == nil || n.rows == nil || !n.need[1] {
+		return nil
 	}
-	took := false
-	for i, in := range n.inputs {
-		if !n.need[i] || !e.isTarget(in) {
-			continue
-		}
-		p, ok := n.rows(i, g)
-		if !ok {
-			continue
-		}
-		n.need[i] = false
-		if e.rowsOf == nil {
-			e.rowsOf = map[*Tensor[T]]int{}
-		}
-		j, seen := e.rowsOf[in]
-		if !seen {
-			j = len(e.rows)
-			e.rowsOf[in] = j
-			e.rows = append(e.rows, heldRows[T]{leaf: in})
-		}
-		e.rows[j].ps = append(e.rows[j].ps, p)
-		took = true
+	w := n.inputs[1]
+	r := e.rowSums[w]
+	if r == nil {
+		return nil
 	}
-	return took
+	n.need[1] = false
+	r.ps = append(r.ps, n.rows(g))
+	r.gs = append(r.gs, g)
+	r.left--
+	return w
 }
 
-// addHeldRows adds each parameter's held products into its pending
-// gradient, as one product, and frees the gradients they read.
-func (e *engine[T]) addHeldRows() {
-	for _, r := range e.rows {
-		c := sumRowProducts(r.ps)
-		kernel.AddFlops(len(c.data))
-		trace("MatMul backward", c)
-		e.accumulate(r.leaf, c, false, nil)
+// sumHeldRows adds the sum of w's held products into its pending gradient
+// once the pass has met the last of them.
+func (e *engine[T]) sumHeldRows(w *Tensor[T]) {
+	if r := e.rowSums[w]; r != nil && r.left == 0 {
+		e.addRows(w, r)
 	}
-	for _, g := range e.held {
+}
+
+// addRows adds the sum of r's products into w's pending gradient and frees
+// the gradients they read.
+func (e *engine[T]) addRows(w *Tensor[T], r *rowSum[T]) {
+	c := sumRowProducts(r.ps)
+	kernel.AddFlops(len(c.data))
+	trace("MatMul backward", c)
+	e.accumulate(w, c, false, nil)
+	for _, g := range r.gs {
 		g.free()
 	}
-	e.rows, e.rowsOf, e.held = nil, nil, nil
+	delete(e.rowSums, w)
+}
+
+// addHeldRows adds the products still held, of nodes the pass skipped
+// for want of a gradient, in the order of their parameters' first ones.
+func (e *engine[T]) addHeldRows(topo []*Tensor[T]) {
+	for k := len(topo) - 1; k >= 0 && len(e.rowSums) > 0; k-- {
+		if n := topo[k].node; n.rows != nil {
+			if r := e.rowSums[n.inputs[1]]; r != nil && len(r.ps) > 0 {
+				e.addRows(n.inputs[1], r)
+			}
+		}
+	}
+	e.rowSums = nil
 }
 
 // sumRowProducts returns the sum of xᵀy over ps as one kernel.Gemm over
@@ -310,6 +334,7 @@ func (e *engine[T]) run(ys, seeds, xs []*Tensor[T], createGraph bool) ([]*Tensor
 		}
 	}()
 	e.pending = make(map[*Tensor[T]]*Tensor[T], len(topo)+len(xs))
+	e.countRows(topo)
 	for i, y := range ys {
 		var s *Tensor[T]
 		if seeds != nil {
@@ -359,11 +384,7 @@ func (e *engine[T]) run(ys, seeds, xs []*Tensor[T], createGraph bool) ([]*Tensor
 			panic(fmt.Sprintf("autodiff: backward of %s returned %d gradients for %d inputs", n.name, len(grads), len(n.inputs)))
 		}
 		owner := g // the pending buffer of t, which the fast path may hand on
-		if held {
-			e.held = append(e.held, g)
-			owner = nil
-		}
-		if e.isTarget(t) || createGraph {
+		if e.isTarget(t) || createGraph || held != nil {
 			owner = nil
 		}
 		for i, gi := range grads {
@@ -400,9 +421,12 @@ func (e *engine[T]) run(ys, seeds, xs []*Tensor[T], createGraph bool) ([]*Tensor
 				delete(e.pending, t)
 			}
 		}
+		if held != nil {
+			e.sumHeldRows(held)
+		}
 	}
 	if e.leaves {
-		e.addHeldRows()
+		e.addHeldRows(topo)
 		for x, g := range e.pending {
 			if !e.isTarget(x) {
 				continue

@@ -16,8 +16,8 @@ import (
 // operand, its left one not transposed) gets, in the default numerics,
 // exactly kernel.Gemm's xᵀy over the rows of every use stacked, the uses in
 // the order the pass meets them (the loss below adds its terms left to
-// right, so the pass meets the last term first), plus, before it, whatever
-// else flows into the weight. A weight with one such use gets exactly
+// right, so the pass meets the last term first), added to what else has
+// flowed into the weight. A weight with one such use gets exactly
 // MatMul's product; and in the reference numerics every product is taken
 // alone and added, as Gradients does. Each case runs on one thread and on
 // three, under every implementation; the threads change no bit.

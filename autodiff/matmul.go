@@ -65,15 +65,11 @@ func matMulNode[T kernel.Float](out, a, b *Tensor[T], transA, transB bool) *Tens
 	})
 	if ret.node.backward != nil && !transA {
 		// b's gradient, op(a)ᵀ g, is a product over the rows of a and g.
-		ret.node.rows = func(i int, g *Tensor[T]) (rowProduct[T], bool) {
-			switch {
-			case i != 1:
-				return rowProduct[T]{}, false
-			case transB:
-				return rowProduct[T]{x: g, y: a}, true
-			default:
-				return rowProduct[T]{x: a, y: g}, true
+		ret.node.rows = func(g *Tensor[T]) rowProduct[T] {
+			if transB {
+				return rowProduct[T]{x: g, y: a}
 			}
+			return rowProduct[T]{x: a, y: g}
 		}
 	}
 	return ret

@@ -18,13 +18,11 @@ func TestSetTrace(t *testing.T) {
 	first := run()
 	lines := strings.Split(strings.TrimSpace(first), "\n")
 	// MatMul, Tanh, Sum forward; the backward functions' own operators
-	// (Sum's Reshape and BroadcastTo, MatMul's product for its left
-	// operand) each before the gradients they return; last, the gradient
-	// of MatMul's right operand, a parameter's product over rows, which
-	// Backward holds to the end of the pass.
+	// (Sum's Reshape and BroadcastTo, MatMul's two products) each before
+	// the gradients they return.
 	want := []string{"op 1 MatMul [2 2] ", "op 2 Tanh [2 2] ", "op 3 Sum [] ",
 		"op 4 Reshape [1 1] ", "op 5 BroadcastTo [2 2] ", "op 6 Sum backward [2 2] ", "op 7 Tanh backward [2 2] ",
-		"op 8 MatMul [2 2] ", "op 9 MatMul backward [2 2] ", "op 10 MatMul backward [2 2] "}
+		"op 8 MatMul [2 2] ", "op 9 MatMul [2 2] ", "op 10 MatMul backward [2 2] ", "op 11 MatMul backward [2 2] "}
 	if len(lines) != len(want) {
 		t.Fatalf("trace:\n%s\nwant %d lines", first, len(want))
 	}
