@@ -66,12 +66,12 @@
 //
 // A weight read by several MatMuls as their right operand (the weights of a
 // layer applied to several batches of rows) gets from each a product over
-// rows, op(a)ᵀg. In the default numerics Backward holds these to the end of
-// the pass and takes them as one product over all their rows stacked, in
-// the order the pass met them, then adds it to whatever else flowed into
-// the weight: one product's sums, whose last bits differ from those of
-// separate products added. The reference numerics, and Gradients, add
-// separate products.
+// rows, op(a)ᵀg. In the default numerics Backward holds these until the pass
+// meets the last of them, and then takes them as one product over all their
+// rows stacked, in the order it met them, added to what else has flowed
+// into the weight: one product's sums, whose last bits differ from those of
+// separate products added. A weight with one such product gets it as
+// before. The reference numerics, and Gradients, add separate products.
 //
 // # Concurrency
 //

@@ -30,6 +30,9 @@ type node[T kernel.Float] struct {
 	rows func(g *Tensor[T]) rowProduct[T]
 }
 
+// rowProduct is a gradient of the form xᵀy, the sum over the rows of x
+// (k x m) and y (k x n), both row-major: the gradient of the weights of a
+// product over a batch of rows.
 type rowProduct[T kernel.Float] struct{ x, y *Tensor[T] }
 
 // newOp records out as the output of operator name applied to inputs, with
