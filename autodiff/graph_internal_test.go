@@ -41,3 +41,37 @@ func TestFastPathKeepsSharedTemporaries(t *testing.T) {
 		t.Error("Release touched the leaf")
 	}
 }
+
+// blocked is a test operator out = x whose backward returns no gradient for
+// x, so that the pass never meets the node that made x.
+func blocked(x *Tensor[float64]) *Tensor[float64] {
+	out := empty[float64](x.shape...)
+	copy(out.data, x.data)
+	return newOp("blocked", out, []*Tensor[float64]{x}, func(*Tensor[float64], bool) []*Tensor[float64] {
+		return []*Tensor[float64]{nil}
+	})
+}
+
+// TestHeldRowsNeverMet: a weight read by two products, one of which the
+// pass never meets (its gradient stops at blocked), still gets the other
+// product, bit for bit MatMul's, once the pass is over.
+func TestHeldRowsNeverMet(t *testing.T) {
+	w := New([]float64{0.5, -1.25, 2, 0.75, 1.5, -0.5}, 2, 3).SetRequiresGrad(true)
+	x1 := New([]float64{1, 2, 3, -1, 0.5, 4, 2, -2, 1}, 3, 3)
+	x2 := New([]float64{0.25, 1, -3}, 1, 3)
+	y1 := MatMul(x1, w, false, true)
+	loss := Add(SumAll(Tanh(y1)), SumAll(blocked(MatMul(x2, w, false, true))))
+	loss.Backward()
+	if w.Grad() == nil {
+		t.Fatal("the weight got no gradient: the held product was dropped")
+	}
+	gs, err := Gradients([]*Tensor[float64]{SumAll(Tanh(MatMul(x1, w, false, true)))}, nil, []*Tensor[float64]{w}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range gs[0].data {
+		if got := w.Grad().data[i]; got != want {
+			t.Fatalf("value %d: %v, want %v", i, got, want)
+		}
+	}
+}
