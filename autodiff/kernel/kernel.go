@@ -76,7 +76,9 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 		return
 	}
 	gemmFlops(m, n, k)
+	t0 := profileStart()
 	gemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	profileEnd(t0, GemmShape{m, n, k, transA, transB, EntryGemm})
 }
 
 // gemmTrivial validates the arguments of Gemm and does the products that
@@ -103,10 +105,12 @@ func GemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda i
 		return
 	}
 	gemmFlops(m, n, k)
+	t0 := profileStart()
 	bl := blockingFor[T]()
 	s := getScratch[T](bl)
 	gemmSerial(bl, s, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	putScratch(s)
+	profileEnd(t0, GemmShape{m, n, k, transA, transB, EntrySerial})
 }
 
 // checkGemm validates the arguments of Gemm and GemmRef.

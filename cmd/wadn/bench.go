@@ -28,7 +28,7 @@ func init() {
 			"forward and backward, or with --step a WADN training step, beside the machine's FMA peak) or peak (that peak alone)",
 		usage: "matmul [--m M] [--k K] [--n N] [--transa] [--transb] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
 			"       wadn bench digits [--images N] [--conv ALGORITHM] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
-			"       wadn bench digits --step [--batch N] [--conv ALGORITHM] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
+			"       wadn bench digits --step [--batch N] [--products] [--conv ALGORITHM] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
 			"       wadn bench peak [--threads T] [--impl NAME] [--json]",
 		run: runBench,
 	})
@@ -38,7 +38,7 @@ func init() {
 // beside --threads, --runs, --impl and --json.
 var benchTargets = map[string][]string{
 	"matmul": {"m", "k", "n", "transa", "transb"},
-	"digits": {"images", "conv", "step", "batch"},
+	"digits": {"images", "conv", "step", "batch", "products"},
 	"peak":   nil,
 }
 
@@ -70,6 +70,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	images := fs.Int("images", 512, "digits: images of 3x32x32 per pass")
 	step := fs.Bool("step", false, "digits: time WADN's training step (3 sources and the target, --batch images each) instead of the extractor")
 	batch := fs.Int("batch", 20, "digits --step: images of every domain a step")
+	products := fs.Bool("products", false, "digits --step: also time the step's matrix products by shape, beside each shape alone with its operands in the caches")
 	conv := fs.String("conv", autodiff.CurrentConvAlgorithm().String(),
 		"digits: convolution algorithm: winograd (the tile with fewer products per layer), winograd4x4, winograd5x5 or direct")
 	threads := fs.Int("threads", 0, "goroutines for the kernels (0: GOMAXPROCS)")
@@ -126,7 +127,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	var misstep []string
 	fs.Visit(func(f *flag.Flag) {
-		if *step && f.Name == "images" || !*step && f.Name == "batch" {
+		if *step && f.Name == "images" || !*step && (f.Name == "batch" || f.Name == "products") {
 			misstep = append(misstep, "--"+f.Name)
 		}
 	})
@@ -163,7 +164,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		prevAlg := autodiff.SetConvAlgorithm(alg)
 		defer autodiff.SetConvAlgorithm(prevAlg)
 		if *step {
-			res, err := benchDigitsStep(ctx, *batch, *runs)
+			res, err := benchDigitsStep(ctx, *batch, *runs, *products)
 			return show(res, err, func(w io.Writer) {
 				fmt.Fprintf(w, "WADN digits step, %d images of each of 4 domains, threads=%d impl=%s conv=%s runs=%d of %d steps\n",
 					res.Batch, res.Threads, res.Impl, res.Conv, res.Runs, res.StepsPerRun)
@@ -174,6 +175,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 					res.PeakGFLOPS, res.PeakRatio)
 				if len(res.RoundTripNs) > 0 {
 					fmt.Fprintf(w, "a cache line's round trip between two cores, before each run: %s ns\n", joinFloats(res.RoundTripNs, "%.0f", ", "))
+				}
+				if res.Products != nil {
+					writeProducts(w, res)
 				}
 			})
 		}
@@ -457,6 +461,9 @@ type stepResult struct {
 	// (kernel.CoreRoundTrip), in nanoseconds: the step's threads exchange
 	// data, and a machine whose cores share no cache slows them down.
 	RoundTripNs []float64 `json:"round_trip_ns,omitempty"`
+	// Products holds, with --products, the step's matrix products by
+	// shape (productsOf), the longest first.
+	Products []productResult `json:"products,omitempty"`
 }
 
 // benchDigitsStep times WADN's training step on the Digits network with the
@@ -464,8 +471,9 @@ type stepResult struct {
 // domain: two warm-up steps, then runs runs of stepsPerRun steps, each
 // preceded by a measurement of the FMA peak on the same threads. The
 // operations of one step are counted after the timed runs, with the
-// convolution algorithm in use and with the direct one.
-func benchDigitsStep(ctx context.Context, batch, runs int) (stepResult, error) {
+// convolution algorithm in use and with the direct one; with products set,
+// the step's matrix products are then timed by shape (productsOf).
+func benchDigitsStep(ctx context.Context, batch, runs int, products bool) (stepResult, error) {
 	r, err := wadn.NewBenchRun(wadn.DigitsBenchTask(), dataset.Digits, nets.Digits{}, batch)
 	if err != nil {
 		return stepResult{}, err
@@ -499,6 +507,12 @@ func benchDigitsStep(ctx context.Context, batch, runs int) (stepResult, error) {
 	if err != nil {
 		return stepResult{}, err
 	}
+	var prods []productResult
+	if products {
+		if prods, err = productsOf(ctx, step); err != nil {
+			return stepResult{}, err
+		}
+	}
 	median := experiment.Median(slices.Clone(secs))
 	return stepResult{
 		Target: "digits-step", Batch: batch, Threads: t, Impl: kernel.Impl(),
@@ -507,6 +521,6 @@ func benchDigitsStep(ctx context.Context, batch, runs int) (stepResult, error) {
 		GFLOP: flops / 1e9, GFLOPDirect: direct / 1e9,
 		GFLOPS: flops / median / 1e9, GFLOPSDirect: direct / median / 1e9,
 		PeakGFLOPS: experiment.Median(peaks), PeakRatio: peakRatio(flops, secs, peaks),
-		RoundTripNs: trips,
+		RoundTripNs: trips, Products: prods,
 	}, nil
 }

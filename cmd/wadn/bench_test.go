@@ -84,6 +84,8 @@ func TestBenchErrors(t *testing.T) {
 		{"images with step", []string{"bench", "digits", "--step", "--images", "8"}, 2, "--images: not a flag of digits --step"},
 		{"batch without step", []string{"bench", "digits", "--batch", "8"}, 2, "--batch: not a flag of digits without --step"},
 		{"step flag on matmul", []string{"bench", "matmul", "--step"}, 2, "--step: not a flag of target matmul"},
+		{"products without step", []string{"bench", "digits", "--products"}, 2, "--products: not a flag of digits without --step"},
+		{"products on matmul", []string{"bench", "matmul", "--products"}, 2, "--products: not a flag of target matmul"},
 		{"bad flag", []string{"bench", "matmul", "--nope"}, 2, "flag provided but not defined"},
 		{"bad number", []string{"bench", "matmul", "--m", "x"}, 2, "invalid value"},
 		{"zero size", []string{"bench", "matmul", "--m", "0"}, 2, "at least 1"},
@@ -224,6 +226,58 @@ func TestBenchDigitsStep(t *testing.T) {
 		wants = append(wants, "round trip between two cores")
 	}
 	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestBenchDigitsStepProducts checks --products: the step's products by
+// shape, each with its calls, time and rates, the longest first, adding up
+// to less than the step's count of operations but most of it; the
+// classifier's first layer among them, once a step; and the table in the
+// text output.
+func TestBenchDigitsStepProducts(t *testing.T) {
+	code, out, errOut := runArgs(t, "", "bench", "digits", "--step", "--batch", "4", "--runs", "1", "--threads", "1", "--products", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	var r stepResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
+	}
+	if len(r.Products) == 0 {
+		t.Fatalf("no products: %s", out)
+	}
+	var flops float64
+	classifier := 0.0
+	for i, p := range r.Products {
+		if !(p.CallsPerStep > 0) || !(p.MsPerStep > 0) || !(p.GFLOPS > 0) || !(p.HotGFLOPS > 0) {
+			t.Errorf("product %d: %+v, want positive calls, time and rates", i, p)
+		}
+		if i > 0 && p.MsPerStep > r.Products[i-1].MsPerStep {
+			t.Errorf("product %d (%.4f ms) is longer than product %d (%.4f ms)", i, p.MsPerStep, i-1, r.Products[i-1].MsPerStep)
+		}
+		if p.Entry != "Gemm" && p.Entry != "GemmSerial" && p.Entry != "GemmPacked" {
+			t.Errorf("product %d: entry %q", i, p.Entry)
+		}
+		flops += 2 * float64(p.M) * float64(p.N) * float64(p.K) * p.CallsPerStep
+		// 4 domains of 4 images through the classifier's 2304 -> 512 layer.
+		if p.M == 16 && p.N == 512 && p.K == 2304 && !p.TransA && p.TransB {
+			classifier += p.CallsPerStep
+		}
+	}
+	if step := r.GFLOP * 1e9; !(flops <= step) || !(flops > step/2) {
+		t.Errorf("the products count %.4g operations a step, want at most the step's %.4g and more than half", flops, step)
+	}
+	if classifier != 1 {
+		t.Errorf("the classifier's first layer (16 x 512 x 2304, B transposed): %g calls a step, want 1", classifier)
+	}
+	code, out, errOut = runArgs(t, "", "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "1", "--products")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{"matrix products, 10 steps profiled", "calls/step", "hot", "GemmPacked"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"time"
+
+	"github.com/wadn-go/wadn/autodiff/kernel"
+)
+
+// productResult is the record of one shape of matrix product in "wadn bench
+// digits --step --products": the calls a step made of it, the wall time
+// they took a step (summed over the goroutines that ran them) and their
+// rate, beside the rate of the same product repeated alone on operands
+// that stay in the caches (HotGFLOPS; packed row-major with the shape's
+// transposes, through the same entry point, on the same threads).
+type productResult struct {
+	M            int     `json:"m"`
+	N            int     `json:"n"`
+	K            int     `json:"k"`
+	TransA       bool    `json:"transa"`
+	TransB       bool    `json:"transb"`
+	Entry        string  `json:"entry"` // Gemm, GemmSerial or GemmPacked
+	CallsPerStep float64 `json:"calls_per_step"`
+	MsPerStep    float64 `json:"ms_per_step"`
+	GFLOPS       float64 `json:"gflops"`     // in the step
+	HotGFLOPS    float64 `json:"hot_gflops"` // alone, operands in the caches
+}
+
+// profileSteps is the number of steps productsOf profiles, and hotTime the
+// least time it repeats each shape alone.
+const (
+	profileSteps = stepsPerRun
+	hotTime      = 20 * time.Millisecond
+)
+
+// productsOf runs profileSteps steps with the profile of the products on
+// (kernel.ProfileGemms), then repeats each shape alone for its hot rate.
+func productsOf(ctx context.Context, step func() error) ([]productResult, error) {
+	kernel.ProfileGemms(true)
+	for range profileSteps {
+		if err := step(); err != nil {
+			kernel.ProfileGemms(false)
+			return nil, err
+		}
+	}
+	recs := kernel.ProfileGemms(false)
+	out := make([]productResult, 0, len(recs))
+	for _, r := range recs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out = append(out, productResult{
+			M: r.M, N: r.N, K: r.K, TransA: r.TransA, TransB: r.TransB, Entry: r.Entry.String(),
+			CallsPerStep: float64(r.Calls) / profileSteps,
+			MsPerStep:    r.Seconds * 1e3 / profileSteps,
+			GFLOPS:       r.Flops() * float64(r.Calls) / r.Seconds / 1e9,
+			HotGFLOPS:    hotRate(r.GemmShape),
+		})
+	}
+	return out, nil
+}
+
+// hotRate times products of shape s, one after the other on the same
+// operands, through s's entry point, for at least hotTime after one
+// untimed product, and returns their rate in GFLOP/s. The operands hold
+// random values in [-1, 1) with the shape's transposes and no padding
+// between rows; C is overwritten.
+func hotRate(s kernel.GemmShape) float64 {
+	rng := rand.New(rand.NewPCG(uint64(s.M), uint64(s.N*s.K)))
+	fill := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = 2*rng.Float32() - 1
+		}
+		return v
+	}
+	a, b, c := fill(s.M*s.K), fill(s.K*s.N), make([]float32, s.M*s.N)
+	lda, ldb := s.K, s.N
+	if s.TransA {
+		lda = s.M
+	}
+	if s.TransB {
+		ldb = s.K
+	}
+	var run func()
+	switch s.Entry {
+	case kernel.EntrySerial:
+		run = func() { kernel.GemmSerial(s.TransA, s.TransB, s.M, s.N, s.K, 1, a, lda, b, ldb, 0, c, s.N) }
+	case kernel.EntryPacked:
+		var p kernel.PackedA[float32]
+		kernel.PackA(&p, s.TransA, s.M, s.K, 1, a, lda)
+		run = func() { kernel.GemmPacked(&p, s.TransB, s.N, b, ldb, 0, c, s.N) }
+	default:
+		run = func() { kernel.Gemm(s.TransA, s.TransB, s.M, s.N, s.K, 1, a, lda, b, ldb, 0, c, s.N) }
+	}
+	run()
+	n := 0
+	start := time.Now()
+	for n == 0 || time.Since(start) < hotTime {
+		run()
+		n++
+	}
+	return s.Flops() * float64(n) / time.Since(start).Seconds() / 1e9
+}
+
+// writeProducts prints the products of res as a table, with their share
+// of the step.
+func writeProducts(w io.Writer, res stepResult) {
+	var ms float64
+	for _, p := range res.Products {
+		ms += p.MsPerStep
+	}
+	fmt.Fprintf(w, "matrix products, %d steps profiled: %.2f ms a step in all (summed over the goroutines; the median step took %.2f ms)\n",
+		profileSteps, ms, res.Seconds*1e3)
+	fmt.Fprintf(w, "%6s %6s %6s %-5s %-10s %10s %8s %8s %8s\n", "m", "n", "k", "trans", "entry", "calls/step", "ms/step", "GFLOP/s", "hot")
+	for _, p := range res.Products {
+		tr := map[bool]string{false: "n", true: "t"}[p.TransA] + map[bool]string{false: "n", true: "t"}[p.TransB]
+		fmt.Fprintf(w, "%6d %6d %6d %-5s %-10s %10.1f %8.3f %8.1f %8.1f\n",
+			p.M, p.N, p.K, tr, p.Entry, p.CallsPerStep, p.MsPerStep, p.GFLOPS, p.HotGFLOPS)
+	}
+}
