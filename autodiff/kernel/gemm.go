@@ -393,7 +393,7 @@ func GemmPacked[T Float](p *PackedA[T], transB bool, n int, b []T, ldb int, beta
 	s := getScratch[T](bl)
 	gemmBlocks(bl, s, p, false, transB, m, n, k, 1, nil, 0, b, ldb, beta, c, ldc)
 	putScratch(s)
-	profileEnd(t0, GemmShape{m, n, k, false, transB, EntryPacked})
+	profileEnd(t0, shapeOf[T](m, n, k, false, transB, EntryPacked))
 }
 
 // packKey identifies the packing layout in use: the implementation, or

@@ -32,12 +32,18 @@ func (e GemmEntry) String() string {
 }
 
 // GemmShape is what the profile of the products tells them apart by: the
-// dimensions, the transposes (TransA is false for GemmPacked) and the entry
-// point.
+// dimensions, the transposes (TransA is false for GemmPacked), the entry
+// point and the element type.
 type GemmShape struct {
 	M, N, K        int
 	TransA, TransB bool
 	Entry          GemmEntry
+	Float64        bool // float64 elements, not float32
+}
+
+// shapeOf returns the shape of an m x n x k product of T through entry.
+func shapeOf[T Float](m, n, k int, transA, transB bool, entry GemmEntry) GemmShape {
+	return GemmShape{m, n, k, transA, transB, entry, !is32[T]()}
 }
 
 // Flops returns the operations of one product of the shape, 2*M*N*K.
@@ -85,7 +91,8 @@ func ProfileGemms(on bool) []GemmProfile {
 	return out
 }
 
-// compareShapes orders shapes by M, N, K, the transposes and the entry.
+// compareShapes orders shapes by M, N, K, the transposes, the entry and
+// the element type.
 func compareShapes(a, b GemmShape) int {
 	bit := func(v bool) int {
 		if v {
@@ -95,7 +102,7 @@ func compareShapes(a, b GemmShape) int {
 	}
 	return cmp.Or(cmp.Compare(a.M, b.M), cmp.Compare(a.N, b.N), cmp.Compare(a.K, b.K),
 		cmp.Compare(bit(a.TransA), bit(b.TransA)), cmp.Compare(bit(a.TransB), bit(b.TransB)),
-		cmp.Compare(a.Entry, b.Entry))
+		cmp.Compare(a.Entry, b.Entry), cmp.Compare(bit(a.Float64), bit(b.Float64)))
 }
 
 // profileStart returns the time a product starts while the profile is on,

@@ -8,7 +8,8 @@ import (
 )
 
 // TestProfileGemms checks the records of the profile of the products: one
-// a shape and entry point, the calls counted on every goroutine, nothing
+// a shape, entry point and element type, the calls counted on every
+// goroutine, nothing
 // for the products that need no multiplication or that run while the
 // profile is off, the longest first, and a fresh start at each call.
 func TestProfileGemms(t *testing.T) {
@@ -34,12 +35,15 @@ func TestProfileGemms(t *testing.T) {
 	wg.Wait()
 	c := make([]float32, 2*n)
 	Gemm(false, true, 2, n, k, 1, a, k, b, k, 0, c, n)
+	a64, b64 := make([]float64, m*k), make([]float64, k*n)
+	Gemm(false, false, m, n, k, 1, a64, k, b64, n, 0, make([]float64, m*n), n)
 	got := ProfileGemms(true)
 	want := map[GemmShape]int64{
-		{m, n, k, false, false, EntryGemm}:   3,
-		{m, n, k, true, true, EntrySerial}:   3,
-		{m, n, k, false, false, EntryPacked}: 3,
-		{2, n, k, false, true, EntryGemm}:    1,
+		{m, n, k, false, false, EntryGemm, false}:   3,
+		{m, n, k, true, true, EntrySerial, false}:   3,
+		{m, n, k, false, false, EntryPacked, false}: 3,
+		{2, n, k, false, true, EntryGemm, false}:    1,
+		{m, n, k, false, false, EntryGemm, true}:    1,
 	}
 	calls := map[GemmShape]int64{}
 	for i, r := range got {

@@ -78,7 +78,7 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 	gemmFlops(m, n, k)
 	t0 := profileStart()
 	gemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	profileEnd(t0, GemmShape{m, n, k, transA, transB, EntryGemm})
+	profileEnd(t0, shapeOf[T](m, n, k, transA, transB, EntryGemm))
 }
 
 // gemmTrivial validates the arguments of Gemm and does the products that
@@ -110,7 +110,7 @@ func GemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda i
 	s := getScratch[T](bl)
 	gemmSerial(bl, s, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	putScratch(s)
-	profileEnd(t0, GemmShape{m, n, k, transA, transB, EntrySerial})
+	profileEnd(t0, shapeOf[T](m, n, k, transA, transB, EntrySerial))
 }
 
 // checkGemm validates the arguments of Gemm and GemmRef.

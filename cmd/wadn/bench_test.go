@@ -3,10 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wadn-go/wadn/autodiff/kernel"
 )
 
 func TestBenchMatmulJSON(t *testing.T) {
@@ -281,5 +284,29 @@ func TestBenchDigitsStepProducts(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestHotRate checks that each entry point and element type gives a
+// positive, finite rate for a shape alone.
+func TestHotRate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    kernel.GemmShape
+	}{
+		{"Gemm", kernel.GemmShape{M: 9, N: 17, K: 5, Entry: kernel.EntryGemm}},
+		{"GemmSerial transposed", kernel.GemmShape{M: 9, N: 17, K: 5, TransA: true, TransB: true, Entry: kernel.EntrySerial}},
+		{"GemmPacked", kernel.GemmShape{M: 9, N: 17, K: 5, TransB: true, Entry: kernel.EntryPacked}},
+		{"Gemm float64", kernel.GemmShape{M: 3, N: 4, K: 2, Entry: kernel.EntryGemm, Float64: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rate := hotRate[float32](tc.s)
+			if tc.s.Float64 {
+				rate = hotRate[float64](tc.s)
+			}
+			if !(rate > 0) || math.IsInf(rate, 0) {
+				t.Errorf("%+v: %g GFLOP/s, want a positive, finite rate", tc.s, rate)
+			}
+		})
 	}
 }

@@ -23,6 +23,7 @@ type productResult struct {
 	TransA       bool    `json:"transa"`
 	TransB       bool    `json:"transb"`
 	Entry        string  `json:"entry"` // Gemm, GemmSerial or GemmPacked
+	Float64      bool    `json:"float64,omitempty"`
 	CallsPerStep float64 `json:"calls_per_step"`
 	MsPerStep    float64 `json:"ms_per_step"`
 	GFLOPS       float64 `json:"gflops"`     // in the step
@@ -52,32 +53,37 @@ func productsOf(ctx context.Context, step func() error) ([]productResult, error)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		hot := hotRate[float32]
+		if r.Float64 {
+			hot = hotRate[float64]
+		}
 		out = append(out, productResult{
-			M: r.M, N: r.N, K: r.K, TransA: r.TransA, TransB: r.TransB, Entry: r.Entry.String(),
+			M: r.M, N: r.N, K: r.K, TransA: r.TransA, TransB: r.TransB,
+			Entry: r.Entry.String(), Float64: r.Float64,
 			CallsPerStep: float64(r.Calls) / profileSteps,
 			MsPerStep:    r.Seconds * 1e3 / profileSteps,
 			GFLOPS:       r.Flops() * float64(r.Calls) / r.Seconds / 1e9,
-			HotGFLOPS:    hotRate(r.GemmShape),
+			HotGFLOPS:    hot(r.GemmShape),
 		})
 	}
 	return out, nil
 }
 
-// hotRate times products of shape s, one after the other on the same
-// operands, through s's entry point, for at least hotTime after one
+// hotRate times products of shape s in T, one after the other on the
+// same operands, through s's entry point, for at least hotTime after one
 // untimed product, and returns their rate in GFLOP/s. The operands hold
 // random values in [-1, 1) with the shape's transposes and no padding
 // between rows; C is overwritten.
-func hotRate(s kernel.GemmShape) float64 {
+func hotRate[T kernel.Float](s kernel.GemmShape) float64 {
 	rng := rand.New(rand.NewPCG(uint64(s.M), uint64(s.N*s.K)))
-	fill := func(n int) []float32 {
-		v := make([]float32, n)
+	fill := func(n int) []T {
+		v := make([]T, n)
 		for i := range v {
-			v[i] = 2*rng.Float32() - 1
+			v[i] = T(2*rng.Float64() - 1)
 		}
 		return v
 	}
-	a, b, c := fill(s.M*s.K), fill(s.K*s.N), make([]float32, s.M*s.N)
+	a, b, c := fill(s.M*s.K), fill(s.K*s.N), make([]T, s.M*s.N)
 	lda, ldb := s.K, s.N
 	if s.TransA {
 		lda = s.M
@@ -90,7 +96,7 @@ func hotRate(s kernel.GemmShape) float64 {
 	case kernel.EntrySerial:
 		run = func() { kernel.GemmSerial(s.TransA, s.TransB, s.M, s.N, s.K, 1, a, lda, b, ldb, 0, c, s.N) }
 	case kernel.EntryPacked:
-		var p kernel.PackedA[float32]
+		var p kernel.PackedA[T]
 		kernel.PackA(&p, s.TransA, s.M, s.K, 1, a, lda)
 		run = func() { kernel.GemmPacked(&p, s.TransB, s.N, b, ldb, 0, c, s.N) }
 	default:
@@ -115,10 +121,14 @@ func writeProducts(w io.Writer, res stepResult) {
 	}
 	fmt.Fprintf(w, "matrix products, %d steps profiled: %.2f ms a step in all (summed over the goroutines; the median step took %.2f ms)\n",
 		profileSteps, ms, res.Seconds*1e3)
-	fmt.Fprintf(w, "%6s %6s %6s %-5s %-10s %10s %8s %8s %8s\n", "m", "n", "k", "trans", "entry", "calls/step", "ms/step", "GFLOP/s", "hot")
+	fmt.Fprintf(w, "%6s %6s %6s %-5s %-14s %10s %8s %8s %8s\n", "m", "n", "k", "trans", "entry", "calls/step", "ms/step", "GFLOP/s", "hot")
 	for _, p := range res.Products {
 		tr := map[bool]string{false: "n", true: "t"}[p.TransA] + map[bool]string{false: "n", true: "t"}[p.TransB]
-		fmt.Fprintf(w, "%6d %6d %6d %-5s %-10s %10.1f %8.3f %8.1f %8.1f\n",
-			p.M, p.N, p.K, tr, p.Entry, p.CallsPerStep, p.MsPerStep, p.GFLOPS, p.HotGFLOPS)
+		entry := p.Entry
+		if p.Float64 {
+			entry += " f64"
+		}
+		fmt.Fprintf(w, "%6d %6d %6d %-5s %-14s %10.1f %8.3f %8.1f %8.1f\n",
+			p.M, p.N, p.K, tr, entry, p.CallsPerStep, p.MsPerStep, p.GFLOPS, p.HotGFLOPS)
 	}
 }
