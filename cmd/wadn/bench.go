@@ -213,29 +213,34 @@ func usageError(fs *flag.FlagSet, format string, a ...any) error {
 	return errUsage
 }
 
+// gemmOperands returns the operands of an m x n x k product with the
+// given transposes, rows stored without padding: op(A) and op(B) hold
+// random values in [-1, 1) (the same for the same sizes), C (m x n) zeros.
+func gemmOperands[T kernel.Float](m, n, k int, transA, transB bool) (a []T, lda int, b []T, ldb int, c []T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	fill := func(x []T) []T {
+		for i := range x {
+			x[i] = T(rng.Float64()*2 - 1)
+		}
+		return x
+	}
+	a, b, c = fill(make([]T, m*k)), fill(make([]T, k*n)), make([]T, m*n)
+	lda, ldb = k, n
+	if transA {
+		lda = m
+	}
+	if transB {
+		ldb = k
+	}
+	return a, lda, b, ldb, c
+}
+
 // benchMatmul times C = A*B (with the requested transposes) in float32: one
 // warm-up run that also touches every page, then runs timed runs.
 func benchMatmul(ctx context.Context, m, k, n int, transA, transB bool, runs int) (benchResult, error) {
 	secs := make([]float64, runs)
 	err := untilDone(ctx, func() error {
-		rng := rand.New(rand.NewPCG(1, 1))
-		fill := func(x []float32) {
-			for i := range x {
-				x[i] = float32(rng.Float64()*2 - 1)
-			}
-		}
-		a := make([]float32, m*k)
-		b := make([]float32, k*n)
-		c := make([]float32, m*n)
-		fill(a)
-		fill(b)
-		lda, ldb := k, n
-		if transA {
-			lda = m
-		}
-		if transB {
-			ldb = k
-		}
+		a, lda, b, ldb, c := gemmOperands[float32](m, n, k, transA, transB)
 		gemm := func() { kernel.Gemm(transA, transB, m, n, k, 1, a, lda, b, ldb, 0, c, n) }
 		gemm()
 		for i := range secs {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"time"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
@@ -71,26 +70,10 @@ func productsOf(ctx context.Context, step func() error) ([]productResult, error)
 
 // hotRate times products of shape s in T, one after the other on the
 // same operands, through s's entry point, for at least hotTime after one
-// untimed product, and returns their rate in GFLOP/s. The operands hold
-// random values in [-1, 1) with the shape's transposes and no padding
-// between rows; C is overwritten.
+// untimed product, and returns their rate in GFLOP/s, on gemmOperands;
+// C is overwritten.
 func hotRate[T kernel.Float](s kernel.GemmShape) float64 {
-	rng := rand.New(rand.NewPCG(uint64(s.M), uint64(s.N*s.K)))
-	fill := func(n int) []T {
-		v := make([]T, n)
-		for i := range v {
-			v[i] = T(2*rng.Float64() - 1)
-		}
-		return v
-	}
-	a, b, c := fill(s.M*s.K), fill(s.K*s.N), make([]T, s.M*s.N)
-	lda, ldb := s.K, s.N
-	if s.TransA {
-		lda = s.M
-	}
-	if s.TransB {
-		ldb = s.K
-	}
+	a, lda, b, ldb, c := gemmOperands[T](s.M, s.N, s.K, s.TransA, s.TransB)
 	var run func()
 	switch s.Entry {
 	case kernel.EntrySerial:
