@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,7 +29,7 @@ func init() {
 			"forward and backward, or with --step a WADN training step, beside the machine's FMA peak) or peak (that peak alone)",
 		usage: "matmul [--m M] [--k K] [--n N] [--transa] [--transb] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
 			"       wadn bench digits [--images N] [--conv ALGORITHM] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
-			"       wadn bench digits --step [--batch N] [--products] [--conv ALGORITHM] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
+			"       wadn bench digits --step [--batch N] [--products] [--conv ALGORITHM] [--threads T[,T...]] [--runs R] [--impl NAME] [--json]\n" +
 			"       wadn bench peak [--threads T] [--impl NAME] [--json]",
 		run: runBench,
 	})
@@ -73,7 +74,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	products := fs.Bool("products", false, "digits --step: also time the step's matrix products by shape, beside each shape alone with its operands in the caches")
 	conv := fs.String("conv", autodiff.CurrentConvAlgorithm().String(),
 		"digits: convolution algorithm: winograd (the tile with fewer products per layer), winograd4x4, winograd5x5 or direct")
-	threads := fs.Int("threads", 0, "goroutines for the kernels (0: GOMAXPROCS)")
+	threads := threadCounts{0}
+	fs.Var(&threads, "threads", "goroutines for the kernels (0: GOMAXPROCS); digits --step also takes a list, as 1,2: "+
+		"its runs then take the counts in turn, and it reports each count's step beside the speed-up over the first count")
 	runs := fs.Int("runs", 10, "timed runs after one warm-up run (digits: 5 unless given)")
 	impl := fs.String("impl", "", "kernel implementation (default: the fastest; one of "+strings.Join(kernel.Available(), ", ")+")")
 	asJSON := fs.Bool("json", false, "print one JSON object")
@@ -118,8 +121,12 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return usageError(fs, "--m, --k and --n must be at least 1 (got %d, %d, %d)", *m, *k, *n)
 	case *runs < 1:
 		return usageError(fs, "--runs must be at least 1 (got %d)", *runs)
-	case *threads < 0:
-		return usageError(fs, "--threads must not be negative (got %d)", *threads)
+	case slices.Min(threads) < 0:
+		return usageError(fs, "--threads must not be negative (got %s)", threads.String())
+	case len(threads) > 1 && !(target == "digits" && *step):
+		return usageError(fs, "--threads %s: a list of thread counts is taken by digits --step only", threads.String())
+	case len(threads) > 1 && *products:
+		return usageError(fs, "--threads %s: --products takes one thread count", threads.String())
 	case *images < 1:
 		return usageError(fs, "--images must be at least 1 (got %d)", *images)
 	case *batch < 1:
@@ -145,7 +152,13 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		}
 		defer kernel.SetImpl(prev)
 	}
-	prevThreads := kernel.SetThreads(*threads)
+	counts := threads.resolved()
+	for i, c := range counts {
+		if slices.Index(counts, c) < i {
+			return usageError(fs, "--threads %s: %d threads twice (0 is GOMAXPROCS, %d here)", threads.String(), c, runtime.GOMAXPROCS(0))
+		}
+	}
+	prevThreads := kernel.SetThreads(counts[0])
 	defer kernel.SetThreads(prevThreads)
 
 	// show prints res as one JSON object with --json, otherwise as text.
@@ -163,23 +176,22 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	case "digits":
 		prevAlg := autodiff.SetConvAlgorithm(alg)
 		defer autodiff.SetConvAlgorithm(prevAlg)
-		if *step {
-			res, err := benchDigitsStep(ctx, *batch, *runs, *products)
+		switch {
+		case *step && len(counts) > 1:
+			res, err := benchDigitsStepThreads(ctx, *batch, *runs, counts)
 			return show(res, err, func(w io.Writer) {
-				fmt.Fprintf(w, "WADN digits step, %d images of each of 4 domains, threads=%d impl=%s conv=%s runs=%d of %d steps\n",
-					res.Batch, res.Threads, res.Impl, res.Conv, res.Runs, res.StepsPerRun)
-				fmt.Fprintf(w, "time a step: median %.4f s (min %.4f, max %.4f)\n", res.Seconds, res.SecondsMin, res.SecondsMax)
-				fmt.Fprintf(w, "executed: %.3f GFLOP a step, %.1f GFLOP/s; direct-convolution count: %.3f GFLOP, %.1f GFLOP/s\n",
-					res.GFLOP, res.GFLOPS, res.GFLOPDirect, res.GFLOPSDirect)
-				fmt.Fprintf(w, "FMA peak (register-only loop, measured before each run): median %.1f GFLOP/s; executed rate over it %.2f (median over runs)\n",
-					res.PeakGFLOPS, res.PeakRatio)
-				if len(res.RoundTripNs) > 0 {
-					fmt.Fprintf(w, "a cache line's round trip between two cores, before each run: %s ns\n", joinFloats(res.RoundTripNs, "%.0f", ", "))
+				for _, r := range res.Results {
+					writeStep(w, r)
+					fmt.Fprintln(w)
 				}
-				if res.Products != nil {
-					writeProducts(w, res)
+				for _, s := range res.Speedups {
+					fmt.Fprintf(w, "speed-up of %d threads over %d, runs of the same round side by side: median %.2f (min %.2f, max %.2f) over %d rounds\n",
+						s.Threads, s.Over, s.Median, s.Min, s.Max, s.Rounds)
 				}
 			})
+		case *step:
+			res, err := benchDigitsStep(ctx, *batch, *runs, *products)
+			return show(res, err, func(w io.Writer) { writeStep(w, res) })
 		}
 		res, err := benchDigits(ctx, *images, *runs)
 		return show(res, err, func(w io.Writer) {
@@ -204,6 +216,44 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(w, "GFLOP/s: median %.1f (min %.1f, max %.1f); median time %.3f ms\n",
 			res.GFLOPS, res.GFLOPSMin, res.GFLOPSMax, res.Seconds*1e3)
 	})
+}
+
+// threadCounts is the value of --threads: one count of goroutines, or
+// several separated by commas; 0 stands for GOMAXPROCS.
+type threadCounts []int
+
+// String returns the counts as given, separated by commas.
+func (t *threadCounts) String() string {
+	s := make([]string, len(*t))
+	for i, c := range *t {
+		s[i] = fmt.Sprint(c)
+	}
+	return strings.Join(s, ",")
+}
+
+// Set parses a count or a comma-separated list of them.
+func (t *threadCounts) Set(v string) error {
+	var counts []int
+	for _, f := range strings.Split(v, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return fmt.Errorf("want a count of goroutines or a list of them, as 1,2 (got %q)", v)
+		}
+		counts = append(counts, c)
+	}
+	*t = counts
+	return nil
+}
+
+// resolved returns the counts with 0 read as GOMAXPROCS.
+func (t threadCounts) resolved() []int {
+	out := slices.Clone(t)
+	for i, c := range out {
+		if c == 0 {
+			out[i] = runtime.GOMAXPROCS(0)
+		}
+	}
+	return out
 }
 
 // usageError prints a command-line mistake and the usage, and returns errUsage.
@@ -294,27 +344,52 @@ func benchPeak() peakResult {
 // run, the peaks and the round trips in nanoseconds (nil without
 // withTrips, on one thread, or when GOMAXPROCS is 1).
 func timeRuns(ctx context.Context, runs, reps int, withTrips bool, pass func() error) (secs, peaks, trips []float64, err error) {
-	t := kernel.Threads()
-	secs, peaks = make([]float64, runs), make([]float64, runs)
-	if withTrips && t > 1 && runtime.GOMAXPROCS(0) > 1 {
-		trips = make([]float64, runs)
+	s, p, tr, err := timeRounds(ctx, runs, reps, withTrips, []int{kernel.Threads()}, pass)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return s[0], p[0], tr[0], nil
+}
+
+// timeRounds is timeRuns on each of the thread counts in turn: runs
+// rounds, each of which sets every count once (kernel.SetThreads) and times
+// a run on it, in the order of counts in even rounds and the reverse in odd
+// ones, so that the host's changes over a round weigh on every count
+// alike. Entry j of secs, peaks and trips is count j's, one value a round
+// (trips[j] nil on one thread).
+func timeRounds(ctx context.Context, runs, reps int, withTrips bool, counts []int, pass func() error) (secs, peaks, trips [][]float64, err error) {
+	n := len(counts)
+	secs, peaks, trips = make([][]float64, n), make([][]float64, n), make([][]float64, n)
+	for j, t := range counts {
+		secs[j], peaks[j] = make([]float64, runs), make([]float64, runs)
+		if withTrips && t > 1 && runtime.GOMAXPROCS(0) > 1 {
+			trips[j] = make([]float64, runs)
+		}
 	}
 	err = untilDone(ctx, func() error {
-		for i := range secs {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			peaks[i] = kernel.FMAPeak(t, peakTime)
-			if trips != nil {
-				trips[i] = float64(kernel.CoreRoundTrip(tripsPerRound).Nanoseconds())
-			}
-			start := time.Now()
-			for range reps {
-				if err := pass(); err != nil {
+		for i := range runs {
+			for o := range n {
+				j := o
+				if i%2 == 1 {
+					j = n - 1 - o
+				}
+				if err := ctx.Err(); err != nil {
 					return err
 				}
+				t := counts[j]
+				kernel.SetThreads(t)
+				peaks[j][i] = kernel.FMAPeak(t, peakTime)
+				if trips[j] != nil {
+					trips[j][i] = float64(kernel.CoreRoundTrip(tripsPerRound).Nanoseconds())
+				}
+				start := time.Now()
+				for range reps {
+					if err := pass(); err != nil {
+						return err
+					}
+				}
+				secs[j][i] = time.Since(start).Seconds() / float64(reps)
 			}
-			secs[i] = time.Since(start).Seconds() / float64(reps)
 		}
 		return nil
 	})
@@ -345,14 +420,16 @@ func untilDone(ctx context.Context, work func() error) error {
 	}
 }
 
-// peakRatio returns the median over the runs of the rate of flops
-// operations in the run's seconds over the run's peak (GFLOP/s).
-func peakRatio(flops float64, secs, peaks []float64) float64 {
+// peakRates returns the median of the runs' peaks (GFLOP/s) and the median
+// over the runs of the rate of flops operations in the run's seconds over
+// the same run's peak. secs and peaks are left as they are, in the order of
+// the runs.
+func peakRates(flops float64, secs, peaks []float64) (peak, ratio float64) {
 	ratios := make([]float64, len(secs))
 	for i := range ratios {
 		ratios[i] = flops / secs[i] / 1e9 / peaks[i]
 	}
-	return experiment.Median(ratios)
+	return experiment.Median(slices.Clone(peaks)), experiment.Median(ratios)
 }
 
 // digitsResult is the outcome of "wadn bench digits", also its --json form.
@@ -399,12 +476,13 @@ func benchDigits(ctx context.Context, images, runs int) (digitsResult, error) {
 		return digitsResult{}, err
 	}
 	median := experiment.Median(slices.Clone(secs))
+	peak, ratio := peakRates(flops, secs, peaks)
 	return digitsResult{
 		Target: "digits", Images: images, Threads: t, Impl: kernel.Impl(),
 		Conv: autodiff.CurrentConvAlgorithm().String(), Runs: runs,
 		Seconds: median, SecondsMin: slices.Min(secs), SecondsMax: slices.Max(secs),
 		GFLOP: flops / 1e9, GFLOPS: flops / median / 1e9,
-		PeakGFLOPS: experiment.Median(peaks), PeakRatio: peakRatio(flops, secs, peaks),
+		PeakGFLOPS: peak, PeakRatio: ratio,
 	}, nil
 }
 
@@ -479,53 +557,160 @@ type stepResult struct {
 // convolution algorithm in use and with the direct one; with products set,
 // the step's matrix products are then timed by shape (productsOf).
 func benchDigitsStep(ctx context.Context, batch, runs int, products bool) (stepResult, error) {
-	r, err := wadn.NewBenchRun(wadn.DigitsBenchTask(), dataset.Digits, nets.Digits{}, batch)
+	step, err := newBenchStep(batch)
 	if err != nil {
 		return stepResult{}, err
-	}
-	k := 0
-	step := func() error {
-		k++
-		return r.Step(1, k%r.Steps)
-	}
-	for range 2 {
-		if err := step(); err != nil {
-			return stepResult{}, err
-		}
 	}
 	t := kernel.Threads()
 	secs, peaks, trips, err := timeRuns(ctx, runs, stepsPerRun, true, step)
 	if err != nil {
 		return stepResult{}, err
 	}
+	flops, direct, err := stepFlops(step)
+	if err != nil {
+		return stepResult{}, err
+	}
+	res := newStepResult(batch, t, secs, peaks, trips, flops, direct)
+	if products {
+		if res.Products, err = productsOf(ctx, step); err != nil {
+			return stepResult{}, err
+		}
+	}
+	return res, nil
+}
+
+// newBenchStep returns a function that runs the next WADN training step on
+// the Digits network with the Digits defaults (unsupervised adaptation) on
+// random images, batch of each domain, after two warm-up steps.
+func newBenchStep(batch int) (step func() error, err error) {
+	r, err := wadn.NewBenchRun(wadn.DigitsBenchTask(), dataset.Digits, nets.Digits{}, batch)
+	if err != nil {
+		return nil, err
+	}
+	k := 0
+	step = func() error {
+		k++
+		return r.Step(1, k%r.Steps)
+	}
+	for range 2 {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return step, nil
+}
+
+// stepFlops returns the operations of one step, counted with the
+// convolution algorithm in use and with the direct one.
+func stepFlops(step func() error) (flops, direct float64, err error) {
 	count := func(alg autodiff.ConvAlgorithm) (float64, error) {
 		defer autodiff.SetConvAlgorithm(autodiff.SetConvAlgorithm(alg))
 		kernel.CountFlops(true)
 		err := step()
 		return float64(kernel.CountFlops(false)), err
 	}
-	flops, err := count(autodiff.CurrentConvAlgorithm())
-	if err != nil {
-		return stepResult{}, err
+	if flops, err = count(autodiff.CurrentConvAlgorithm()); err != nil {
+		return 0, 0, err
 	}
-	direct, err := count(autodiff.ConvDirect)
-	if err != nil {
-		return stepResult{}, err
-	}
-	var prods []productResult
-	if products {
-		if prods, err = productsOf(ctx, step); err != nil {
-			return stepResult{}, err
-		}
-	}
+	direct, err = count(autodiff.ConvDirect)
+	return flops, direct, err
+}
+
+// newStepResult returns the result of runs on t threads that took secs a
+// step, beside the peaks and round trips measured before them, of steps of
+// flops operations (direct with direct convolutions).
+func newStepResult(batch, t int, secs, peaks, trips []float64, flops, direct float64) stepResult {
 	median := experiment.Median(slices.Clone(secs))
+	peak, ratio := peakRates(flops, secs, peaks)
 	return stepResult{
 		Target: "digits-step", Batch: batch, Threads: t, Impl: kernel.Impl(),
-		Conv: autodiff.CurrentConvAlgorithm().String(), Runs: runs, StepsPerRun: stepsPerRun,
+		Conv: autodiff.CurrentConvAlgorithm().String(), Runs: len(secs), StepsPerRun: stepsPerRun,
 		Seconds: median, SecondsMin: slices.Min(secs), SecondsMax: slices.Max(secs),
 		GFLOP: flops / 1e9, GFLOPDirect: direct / 1e9,
 		GFLOPS: flops / median / 1e9, GFLOPSDirect: direct / median / 1e9,
-		PeakGFLOPS: experiment.Median(peaks), PeakRatio: peakRatio(flops, secs, peaks),
-		RoundTripNs: trips, Products: prods,
-	}, nil
+		PeakGFLOPS: peak, PeakRatio: ratio,
+		RoundTripNs: trips,
+	}
+}
+
+// writeStep prints res as the text form of "wadn bench digits --step".
+func writeStep(w io.Writer, res stepResult) {
+	fmt.Fprintf(w, "WADN digits step, %d images of each of 4 domains, threads=%d impl=%s conv=%s runs=%d of %d steps\n",
+		res.Batch, res.Threads, res.Impl, res.Conv, res.Runs, res.StepsPerRun)
+	fmt.Fprintf(w, "time a step: median %.4f s (min %.4f, max %.4f)\n", res.Seconds, res.SecondsMin, res.SecondsMax)
+	fmt.Fprintf(w, "executed: %.3f GFLOP a step, %.1f GFLOP/s; direct-convolution count: %.3f GFLOP, %.1f GFLOP/s\n",
+		res.GFLOP, res.GFLOPS, res.GFLOPDirect, res.GFLOPSDirect)
+	fmt.Fprintf(w, "FMA peak (register-only loop, measured before each run): median %.1f GFLOP/s; executed rate over it %.2f (median over runs)\n",
+		res.PeakGFLOPS, res.PeakRatio)
+	if len(res.RoundTripNs) > 0 {
+		fmt.Fprintf(w, "a cache line's round trip between two cores, before each run: %s ns\n", joinFloats(res.RoundTripNs, "%.0f", ", "))
+	}
+	if res.Products != nil {
+		writeProducts(w, res)
+	}
+}
+
+// threadsResult is the outcome of "wadn bench digits --step" with a list of
+// thread counts, also its --json form.
+type threadsResult struct {
+	Target  string       `json:"target"`  // digits-step-threads
+	Results []stepResult `json:"results"` // one a count, in the order given
+	// Speedups holds one entry for each count after the first.
+	Speedups []speedup `json:"speedups"`
+}
+
+// speedup compares the step on Threads threads with the step on Over
+// threads: in each round, the time on Over over the time on Threads;
+// Median, Min and Max are taken over the Rounds rounds.
+type speedup struct {
+	Threads int     `json:"threads"`
+	Over    int     `json:"over_threads"`
+	Rounds  int     `json:"rounds"`
+	Median  float64 `json:"median"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+}
+
+// benchDigitsStepThreads is benchDigitsStep on several thread counts, one
+// model for all: two more warm-up steps on each count, then runs rounds in
+// which each count takes a run of stepsPerRun steps (timeRounds). The
+// thread count changes no bit of a step, so the counts train the same
+// model on and the operations are counted once.
+func benchDigitsStepThreads(ctx context.Context, batch, runs int, counts []int) (threadsResult, error) {
+	step, err := newBenchStep(batch)
+	if err != nil {
+		return threadsResult{}, err
+	}
+	for _, t := range counts {
+		kernel.SetThreads(t)
+		for range 2 {
+			if err := step(); err != nil {
+				return threadsResult{}, err
+			}
+		}
+	}
+	secs, peaks, trips, err := timeRounds(ctx, runs, stepsPerRun, true, counts, step)
+	if err != nil {
+		return threadsResult{}, err
+	}
+	flops, direct, err := stepFlops(step)
+	if err != nil {
+		return threadsResult{}, err
+	}
+	res := threadsResult{Target: "digits-step-threads"}
+	for j, t := range counts {
+		res.Results = append(res.Results, newStepResult(batch, t, secs[j], peaks[j], trips[j], flops, direct))
+		if j == 0 {
+			continue
+		}
+		ratios := make([]float64, runs)
+		for i := range ratios {
+			ratios[i] = secs[0][i] / secs[j][i]
+		}
+		res.Speedups = append(res.Speedups, speedup{
+			Threads: t, Over: counts[0], Rounds: runs,
+			Median: experiment.Median(slices.Clone(ratios)), Min: slices.Min(ratios), Max: slices.Max(ratios),
+		})
+	}
+	return res, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -94,6 +95,14 @@ func TestBenchErrors(t *testing.T) {
 		{"zero size", []string{"bench", "matmul", "--m", "0"}, 2, "at least 1"},
 		{"zero runs", []string{"bench", "matmul", "--runs", "0"}, 2, "--runs"},
 		{"negative threads", []string{"bench", "matmul", "--threads", "-1"}, 2, "--threads"},
+		{"negative thread in a list", []string{"bench", "digits", "--step", "--threads", "1,-2"}, 2, "--threads must not be negative (got 1,-2)"},
+		{"bad thread list", []string{"bench", "digits", "--step", "--threads", "1,x"}, 2, "as 1,2"},
+		{"empty thread list entry", []string{"bench", "digits", "--step", "--threads", "1,"}, 2, "as 1,2"},
+		{"thread list on matmul", []string{"bench", "matmul", "--threads", "1,2"}, 2, "--threads 1,2: a list of thread counts is taken by digits --step only"},
+		{"thread list without step", []string{"bench", "digits", "--threads", "1,2"}, 2, "digits --step only"},
+		{"thread list on peak", []string{"bench", "peak", "--threads", "1,2"}, 2, "digits --step only"},
+		{"thread list with products", []string{"bench", "digits", "--step", "--products", "--threads", "1,2"}, 2, "--products takes one thread count"},
+		{"thread count twice", []string{"bench", "digits", "--step", "--threads", "2,1,2"}, 2, "2 threads twice"},
 		{"unknown impl", []string{"bench", "matmul", "--impl", "sse9"}, 2, "sse9"},
 		{"extra argument", []string{"bench", "matmul", "--m", "2", "extra"}, 2, "unexpected argument"},
 	}
@@ -232,6 +241,113 @@ func TestBenchDigitsStep(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestBenchDigitsStepThreads checks --step with a list of thread counts:
+// one result a count, in the order given, each with its own runs, peaks
+// and (on more than one thread) round trips, the same count of operations
+// for both; and the speed-up of the second count over the first, its
+// median between its least and greatest; and the text form.
+func TestBenchDigitsStepThreads(t *testing.T) {
+	code, out, errOut := runArgs(t, "", "bench", "digits", "--step", "--batch", "4", "--runs", "3", "--threads", "2,1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	var res threadsResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
+	}
+	if res.Target != "digits-step-threads" || len(res.Results) != 2 || len(res.Speedups) != 1 {
+		t.Fatalf("got %+v", res)
+	}
+	for i, want := range []int{2, 1} {
+		r := res.Results[i]
+		if r.Threads != want || r.Runs != 3 || r.Batch != 4 || !(r.Seconds > 0) || !(r.PeakGFLOPS > 0) || !(r.PeakRatio > 0) {
+			t.Errorf("result %d: %+v", i, r)
+		}
+		if r.GFLOP != res.Results[0].GFLOP || r.GFLOPDirect != res.Results[0].GFLOPDirect || !(r.GFLOP > 0) {
+			t.Errorf("result %d counts %v and %v GFLOP, the first %v and %v", i, r.GFLOP, r.GFLOPDirect, res.Results[0].GFLOP, res.Results[0].GFLOPDirect)
+		}
+		trips := 0
+		if want > 1 && runtime.GOMAXPROCS(0) > 1 {
+			trips = 3
+		}
+		if len(r.RoundTripNs) != trips {
+			t.Errorf("%d threads: round trips %v, want %d", want, r.RoundTripNs, trips)
+		}
+	}
+	s := res.Speedups[0]
+	if s.Threads != 1 || s.Over != 2 || s.Rounds != 3 || !(s.Min > 0) || s.Min > s.Median || s.Median > s.Max {
+		t.Errorf("speed-up %+v", s)
+	}
+	code, out, errOut = runArgs(t, "", "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "1,2")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{"threads=1 impl", "threads=2 impl", "speed-up of 2 threads over 1", "over 1 rounds"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestTimeRounds checks the order of timeRounds' runs: every count once a
+// round, in the order given in even rounds and the reverse in odd ones,
+// each run on its own count, its values filed under that count.
+func TestTimeRounds(t *testing.T) {
+	defer kernel.SetThreads(kernel.SetThreads(0))
+	var seen []int
+	secs, peaks, trips, err := timeRounds(context.Background(), 3, 2, true, []int{1, 3, 2}, func() error {
+		seen = append(seen, kernel.Threads())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int{1, 1, 3, 3, 2, 2, 2, 2, 3, 3, 1, 1, 1, 1, 3, 3, 2, 2}
+	if !slices.Equal(seen, want) {
+		t.Errorf("threads of the passes %v, want %v", seen, want)
+	}
+	for j, c := range []int{1, 3, 2} {
+		if len(secs[j]) != 3 || len(peaks[j]) != 3 || slices.ContainsFunc(peaks[j], func(p float64) bool { return !(p > 0) }) {
+			t.Errorf("count %d: seconds %v, peaks %v", c, secs[j], peaks[j])
+		}
+		if (c > 1 && runtime.GOMAXPROCS(0) > 1) != (trips[j] != nil) {
+			t.Errorf("count %d: round trips %v", c, trips[j])
+		}
+	}
+}
+
+// TestPeakRates checks that each run's rate is taken over the same run's
+// peak, whatever the order of the peaks, and that neither input is
+// reordered.
+func TestPeakRates(t *testing.T) {
+	tests := []struct {
+		name              string
+		secs, peaks       []float64
+		wantPeak, wantRat float64
+	}{
+		// 10 GFLOP a run: rates 10 and 2.5 GFLOP/s, each at its run's peak.
+		{"falling peaks", []float64{1, 4}, []float64{10, 2.5}, 6.25, 1},
+		{"rising peaks", []float64{4, 1}, []float64{2.5, 10}, 6.25, 1},
+		{"three runs", []float64{2, 1, 5}, []float64{20, 5, 4}, 5, 0.5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			secs, peaks := slices.Clone(tc.secs), slices.Clone(tc.peaks)
+			peak, ratio := peakRates(10e9, secs, peaks)
+			if math.Abs(peak-tc.wantPeak) > 1e-12 || math.Abs(ratio-tc.wantRat) > 1e-12 {
+				t.Errorf("peak %v, ratio %v; want %v, %v", peak, ratio, tc.wantPeak, tc.wantRat)
+			}
+			if !slices.Equal(secs, tc.secs) || !slices.Equal(peaks, tc.peaks) {
+				t.Errorf("inputs changed: %v, %v", secs, peaks)
+			}
+			r := newStepResult(4, 1, secs, peaks, nil, 10e9, 20e9)
+			if math.Abs(r.PeakGFLOPS-tc.wantPeak) > 1e-12 || math.Abs(r.PeakRatio-tc.wantRat) > 1e-12 || r.Runs != len(secs) {
+				t.Errorf("step result: peak %v, ratio %v, runs %d; want %v, %v, %d", r.PeakGFLOPS, r.PeakRatio, r.Runs, tc.wantPeak, tc.wantRat, len(secs))
+			}
+		})
 	}
 }
 
