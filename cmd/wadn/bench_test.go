@@ -59,15 +59,7 @@ func TestBenchMatmulJSON(t *testing.T) {
 }
 
 func TestBenchMatmulText(t *testing.T) {
-	code, out, errOut := runArgs(t, "", "bench", "matmul", "--m", "3", "--k", "3", "--n", "3", "--runs", "2")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
-	}
-	for _, want := range []string{"m=3 k=3 n=3", "GFLOP/s: median", "impl="} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	checkBenchText(t, []string{"m=3 k=3 n=3", "GFLOP/s: median", "impl="}, "bench", "matmul", "--m", "3", "--k", "3", "--n", "3", "--runs", "2")
 }
 
 func TestBenchErrors(t *testing.T) {
@@ -156,16 +148,8 @@ func TestBenchDigitsJSON(t *testing.T) {
 }
 
 func TestBenchDigitsAndPeakText(t *testing.T) {
-	code, out, errOut := runArgs(t, "", "bench", "digits", "--images", "8", "--runs", "1")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
-	}
-	for _, want := range []string{"digits extractor forward+backward, 8 images", "GFLOP/s", "FMA peak", "ratio", "conv=winograd"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	code, out, errOut = runArgs(t, "", "bench", "peak", "--threads", "1", "--json")
+	checkBenchText(t, []string{"digits extractor forward+backward, 8 images", "GFLOP/s", "FMA peak", "ratio", "conv=winograd"}, "bench", "digits", "--images", "8", "--runs", "1")
+	code, out, errOut := runArgs(t, "", "bench", "peak", "--threads", "1", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
@@ -229,19 +213,11 @@ func TestBenchDigitsStep(t *testing.T) {
 			t.Errorf("threads %s: round trips %v, want %d positive", tc.threads, r.RoundTripNs, want)
 		}
 	}
-	code, out, errOut := runArgs(t, "", "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "2")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
-	}
 	wants := []string{"WADN digits step, 2 images", "executed", "direct-convolution count", "FMA peak"}
 	if runtime.GOMAXPROCS(0) > 1 {
 		wants = append(wants, "round trip between two cores")
 	}
-	for _, want := range wants {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	checkBenchText(t, wants, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "2")
 }
 
 // TestBenchDigitsStepThreads checks --step with a list of thread counts:
@@ -281,15 +257,7 @@ func TestBenchDigitsStepThreads(t *testing.T) {
 	if s.Threads != 1 || s.Over != 2 || s.Rounds != 3 || !(s.Min > 0) || s.Min > s.Median || s.Median > s.Max {
 		t.Errorf("speed-up %+v", s)
 	}
-	code, out, errOut = runArgs(t, "", "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "1,2")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
-	}
-	for _, want := range []string{"threads=1 impl", "threads=2 impl", "speed-up of 2 threads over 1", "over 1 rounds"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	checkBenchText(t, []string{"threads=1 impl", "threads=2 impl", "speed-up of 2 threads over 1", "over 1 rounds"}, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "1,2")
 }
 
 // TestTimeRounds checks the order of timeRounds' runs: every count once a
@@ -392,13 +360,20 @@ func TestBenchDigitsStepProducts(t *testing.T) {
 	if classifier != 1 {
 		t.Errorf("the classifier's first layer (16 x 512 x 2304, B transposed): %g calls a step, want 1", classifier)
 	}
-	code, out, errOut = runArgs(t, "", "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "1", "--products")
+	checkBenchText(t, []string{"matrix products, 10 steps profiled", "calls/step", "hot", "GemmPacked"}, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "1", "--products")
+}
+
+// checkBenchText runs wadn with args and checks that it succeeds and that
+// its output holds each of wants.
+func checkBenchText(t *testing.T, wants []string, args ...string) {
+	t.Helper()
+	code, out, errOut := runArgs(t, "", args...)
 	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+		t.Fatalf("%v: exit %d, stderr:\n%s", args, code, errOut)
 	}
-	for _, want := range []string{"matrix products, 10 steps profiled", "calls/step", "hot", "GemmPacked"} {
+	for _, want := range wants {
 		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
+			t.Errorf("%v: output lacks %q:\n%s", args, want, out)
 		}
 	}
 }
