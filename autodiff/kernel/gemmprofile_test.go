@@ -9,9 +9,9 @@ import (
 
 // TestProfileGemms checks the records of the profile of the products: one
 // a shape, entry point and element type, the calls counted on every
-// goroutine, nothing
-// for the products that need no multiplication or that run while the
-// profile is off, the longest first, and a fresh start at each call.
+// goroutine, nothing for the products that need no multiplication or that
+// run while the profile is off, the longest first, and a fresh start at
+// each call.
 func TestProfileGemms(t *testing.T) {
 	defer ProfileGemms(false)
 	const m, n, k = 5, 7, 3

@@ -672,16 +672,18 @@ type speedup struct {
 }
 
 // benchDigitsStepThreads is benchDigitsStep on several thread counts, one
-// model for all: two more warm-up steps on each count, then runs rounds in
+// model for all: the two warm-up steps of newBenchStep on the first count,
+// two more on each other count, then runs rounds in
 // which each count takes a run of stepsPerRun steps (timeRounds). The
 // thread count changes no bit of a step, so the counts train the same
 // model on and the operations are counted once.
 func benchDigitsStepThreads(ctx context.Context, batch, runs int, counts []int) (threadsResult, error) {
+	kernel.SetThreads(counts[0])
 	step, err := newBenchStep(batch)
 	if err != nil {
 		return threadsResult{}, err
 	}
-	for _, t := range counts {
+	for _, t := range counts[1:] {
 		kernel.SetThreads(t)
 		for range 2 {
 			if err := step(); err != nil {
