@@ -544,6 +544,9 @@ type stepResult struct {
 	// (kernel.CoreRoundTrip), in nanoseconds: the step's threads exchange
 	// data, and a machine whose cores share no cache slows them down.
 	RoundTripNs []float64 `json:"round_trip_ns,omitempty"`
+	// HugePages is the state of transparent huge pages after the timed
+	// runs, where the system reports it (readHugePages).
+	HugePages *hugePages `json:"huge_pages,omitempty"`
 	// Products holds, with --products, the step's matrix products by
 	// shape (productsOf), the longest first.
 	Products []productResult `json:"products,omitempty"`
@@ -566,11 +569,13 @@ func benchDigitsStep(ctx context.Context, batch, runs int, products bool) (stepR
 	if err != nil {
 		return stepResult{}, err
 	}
+	huge := readHugePages()
 	flops, direct, err := stepFlops(step)
 	if err != nil {
 		return stepResult{}, err
 	}
 	res := newStepResult(batch, t, secs, peaks, trips, flops, direct)
+	res.HugePages = huge
 	if products {
 		if res.Products, err = productsOf(ctx, step); err != nil {
 			return stepResult{}, err
@@ -645,6 +650,10 @@ func writeStep(w io.Writer, res stepResult) {
 	if len(res.RoundTripNs) > 0 {
 		fmt.Fprintf(w, "a cache line's round trip between two cores, before each run: %s ns\n", joinFloats(res.RoundTripNs, "%.0f", ", "))
 	}
+	if h := res.HugePages; h != nil {
+		fmt.Fprintf(w, "transparent huge pages: %s (the kernel's setting); %.0f of the process's %.0f MB resident in huge pages\n",
+			h.Mode, float64(h.Bytes)/1e6, float64(h.Resident)/1e6)
+	}
 	if res.Products != nil {
 		writeProducts(w, res)
 	}
@@ -695,6 +704,7 @@ func benchDigitsStepThreads(ctx context.Context, batch, runs int, counts []int) 
 	if err != nil {
 		return threadsResult{}, err
 	}
+	huge := readHugePages()
 	flops, direct, err := stepFlops(step)
 	if err != nil {
 		return threadsResult{}, err
@@ -702,6 +712,7 @@ func benchDigitsStepThreads(ctx context.Context, batch, runs int, counts []int) 
 	res := threadsResult{Target: "digits-step-threads"}
 	for j, t := range counts {
 		res.Results = append(res.Results, newStepResult(batch, t, secs[j], peaks[j], trips[j], flops, direct))
+		res.Results[j].HugePages = huge
 		if j == 0 {
 			continue
 		}

@@ -212,10 +212,20 @@ func TestBenchDigitsStep(t *testing.T) {
 		if len(r.RoundTripNs) != want || slices.ContainsFunc(r.RoundTripNs, func(ns float64) bool { return !(ns > 0) }) {
 			t.Errorf("threads %s: round trips %v, want %d positive", tc.threads, r.RoundTripNs, want)
 		}
+		// The huge pages' state where the system reports it, none elsewhere.
+		if (r.HugePages != nil) != (readHugePages() != nil) {
+			t.Errorf("huge pages %+v, where the system reports %+v", r.HugePages, readHugePages())
+		}
+		if h := r.HugePages; h != nil && (h.Mode == "" || !(h.Resident > 0) || h.Bytes > h.Resident) {
+			t.Errorf("huge pages %+v", h)
+		}
 	}
 	wants := []string{"WADN digits step, 2 images", "executed", "direct-convolution count", "FMA peak"}
 	if runtime.GOMAXPROCS(0) > 1 {
 		wants = append(wants, "round trip between two cores")
+	}
+	if readHugePages() != nil {
+		wants = append(wants, "transparent huge pages: ")
 	}
 	checkBenchText(t, wants, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "2")
 }
@@ -251,6 +261,9 @@ func TestBenchDigitsStepThreads(t *testing.T) {
 		}
 		if len(r.RoundTripNs) != trips {
 			t.Errorf("%d threads: round trips %v, want %d", want, r.RoundTripNs, trips)
+		}
+		if (r.HugePages != nil) != (readHugePages() != nil) || r.HugePages != nil && *r.HugePages != *res.Results[0].HugePages {
+			t.Errorf("%d threads: huge pages %+v, the first count's %+v", want, r.HugePages, res.Results[0].HugePages)
 		}
 	}
 	s := res.Speedups[0]
