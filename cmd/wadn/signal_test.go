@@ -107,26 +107,38 @@ func TestSignalsStopEveryCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer stdin.Close()
-			stderr, err := cmd.StderrPipe()
+			// stderr is a pipe of the test's own rather than StderrPipe's,
+			// which Wait closes as soon as the command ends, before the
+			// last lines (the one saying interrupted) may have been read.
+			stderr, w, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer stderr.Close()
+			cmd.Stderr = w
 			cmd.Stdout = io.Discard
-			if err := cmd.Start(); err != nil {
+			err = cmd.Start()
+			w.Close() // the command holds its own copy
+			if err != nil {
 				t.Fatal(err)
 			}
 			lines := make(chan string, 1000)
+			read := make(chan struct{}) // closed at the end of stderr
 			var all strings.Builder
 			var mu sync.Mutex
 			go func() {
+				defer close(read)
+				defer close(lines)
 				sc := bufio.NewScanner(stderr)
 				for sc.Scan() {
 					mu.Lock()
 					all.WriteString(sc.Text() + "\n")
 					mu.Unlock()
-					lines <- sc.Text()
+					select {
+					case lines <- sc.Text():
+					default: // full: the wait for the ready line is over
+					}
 				}
-				close(lines)
 			}()
 			if tc.ready == "" {
 				time.Sleep(300 * time.Millisecond)
@@ -161,6 +173,11 @@ func TestSignalsStopEveryCommand(t *testing.T) {
 				t.Fatalf("still running 10 s after %s", sig)
 			}
 			took := time.Since(start)
+			select {
+			case <-read:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("stderr still open 10 s after the command ended")
+			}
 			mu.Lock()
 			text := all.String()
 			mu.Unlock()
