@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -124,16 +123,13 @@ func TestSignalsStopEveryCommand(t *testing.T) {
 			}
 			lines := make(chan string, 1000)
 			read := make(chan struct{}) // closed at the end of stderr
-			var all strings.Builder
-			var mu sync.Mutex
+			var all strings.Builder     // read only once read is closed
 			go func() {
 				defer close(read)
 				defer close(lines)
 				sc := bufio.NewScanner(stderr)
 				for sc.Scan() {
-					mu.Lock()
 					all.WriteString(sc.Text() + "\n")
-					mu.Unlock()
 					select {
 					case lines <- sc.Text():
 					default: // full: the wait for the ready line is over
@@ -178,9 +174,7 @@ func TestSignalsStopEveryCommand(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatalf("stderr still open 10 s after the command ended")
 			}
-			mu.Lock()
 			text := all.String()
-			mu.Unlock()
 			if got := cmd.ProcessState.ExitCode(); got != code {
 				t.Errorf("exit status %d, want %d; stderr:\n%s", got, code, text)
 			}
