@@ -232,6 +232,7 @@ func digitsExtractor(x *autodiff.Tensor[float32], ws, bs []*autodiff.Tensor[floa
 // and for dW, and again for dX of every layer but the first (whose input
 // needs no gradient).
 func BenchmarkDigitsExtractor(b *testing.B) {
+	defer kernel.SetThreads(kernel.SetThreads(0)) // GOMAXPROCS, as -test.cpu sets it for this run
 	const n = 512
 	r := rand.New(rand.NewPCG(1, 1))
 	rnd := func(scale float64, shape ...int) *autodiff.Tensor[float32] {
@@ -271,6 +272,7 @@ func BenchmarkDigitsExtractor(b *testing.B) {
 		step()
 	}
 	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	b.ReportMetric(float64(kernel.Threads()), "threads")
 }
 
 const gradTol = 1e-6

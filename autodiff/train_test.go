@@ -208,6 +208,7 @@ func largestSites(before, after map[[32]uintptr]int64, k int) string {
 // BenchmarkAmazonMLPStep is one SGD step of the Amazon-size MLP (batch 80,
 // 5000-1000-500-100-2, float32): forward, cross-entropy, backward, update.
 func BenchmarkAmazonMLPStep(b *testing.B) {
+	defer kernel.SetThreads(kernel.SetThreads(0)) // GOMAXPROCS, as -test.cpu sets it for this run
 	m := newMLP[float32](1, 5000, 1000, 500, 100, 2)
 	x, labels := batch[float32](2, 80, 5000, 2)
 	// Two warm-up steps: the first gives each parameter its gradient
@@ -219,11 +220,13 @@ func BenchmarkAmazonMLPStep(b *testing.B) {
 	for b.Loop() {
 		m.step(b, x, labels, 0.01, false)
 	}
+	b.ReportMetric(float64(kernel.Threads()), "threads")
 }
 
 // BenchmarkAmazonMLPStepGP adds the gradient penalty on the input gradient
 // (double backward through the whole MLP).
 func BenchmarkAmazonMLPStepGP(b *testing.B) {
+	defer kernel.SetThreads(kernel.SetThreads(0)) // GOMAXPROCS, as -test.cpu sets it for this run
 	m := newMLP[float32](1, 5000, 1000, 500, 100, 2)
 	x, labels := batch[float32](2, 80, 5000, 2)
 	x.SetRequiresGrad(true)
@@ -234,6 +237,7 @@ func BenchmarkAmazonMLPStepGP(b *testing.B) {
 	for b.Loop() {
 		m.step(b, x, labels, 0.01, true)
 	}
+	b.ReportMetric(float64(kernel.Threads()), "threads")
 }
 
 // BenchmarkCriticGradientPenalty is the WADN critic part of an Amazon step:
@@ -241,6 +245,7 @@ func BenchmarkAmazonMLPStepGP(b *testing.B) {
 // (double backward) plus the critic's mean output, one Backward into the
 // critic's weights and the features.
 func BenchmarkCriticGradientPenalty(b *testing.B) {
+	defer kernel.SetThreads(kernel.SetThreads(0)) // GOMAXPROCS, as -test.cpu sets it for this run
 	m := newMLP[float32](3, 1000, 500, 100, 1)
 	z, _ := batch[float32](4, 80, 1000, 2)
 	z.SetRequiresGrad(true)
@@ -266,4 +271,5 @@ func BenchmarkCriticGradientPenalty(b *testing.B) {
 	for b.Loop() {
 		step()
 	}
+	b.ReportMetric(float64(kernel.Threads()), "threads")
 }

@@ -2,6 +2,8 @@ package optim
 
 import (
 	"testing"
+
+	"github.com/wadn-go/wadn/autodiff/kernel"
 )
 
 // benchSizes splits 7.2 million parameters like the Amazon MLP of the
@@ -24,6 +26,7 @@ func benchStep(b *testing.B, o Optimizer[float32], err error) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer kernel.SetThreads(kernel.SetThreads(0)) // GOMAXPROCS, as -test.cpu sets it for this run
 	ps := benchParams()
 	if err := o.Step(ps); err != nil { // create the state outside the timing
 		b.Fatal(err)
@@ -40,6 +43,7 @@ func benchStep(b *testing.B, o Optimizer[float32], err error) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(kernel.Threads()), "threads")
 }
 
 func BenchmarkAdadelta7M(b *testing.B) {
@@ -96,6 +100,7 @@ func benchState(b *testing.B, opt Optimizer[float32], err error, grad, fill floa
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer kernel.SetThreads(kernel.SetThreads(0)) // GOMAXPROCS, as -test.cpu sets it for this run
 	const n = 1179648
 	ps := []Param[float32]{{Name: "w", Value: make([]float32, n), Grad: make([]float32, n)}}
 	for j := range ps[0].Value {
@@ -126,6 +131,7 @@ func benchState(b *testing.B, opt Optimizer[float32], err error, grad, fill floa
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(kernel.Threads()), "threads")
 }
 
 // BenchmarkAdadeltaState compares Adadelta's step on parameters whose

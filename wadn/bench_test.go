@@ -36,8 +36,10 @@ func benchSparse(name string, n int, seed uint64) data.Subset {
 var benchImpl = flag.String("bench.impl", "", "the kernels of the step benchmarks (default: this machine's fastest)")
 
 // benchStep times WADN's training step with the defaults of ds on task,
-// under the kernels -bench.impl names.
+// under the kernels -bench.impl names, on as many threads as -test.cpu
+// gives the run (GOMAXPROCS), which it reports.
 func benchStep(b *testing.B, task *data.Task, ds *dataset.Dataset, net nets.Network, batch int) {
+	defer kernel.SetThreads(kernel.SetThreads(0)) // GOMAXPROCS, as -test.cpu sets it for this run
 	if *benchImpl != "" {
 		prev, err := kernel.SetImpl(*benchImpl)
 		if err != nil {
@@ -60,6 +62,7 @@ func benchStep(b *testing.B, task *data.Task, ds *dataset.Dataset, net nets.Netw
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(kernel.Threads()), "threads")
 }
 
 func amazonBenchTask() *data.Task {

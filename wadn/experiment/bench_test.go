@@ -29,10 +29,12 @@ var benchImpl = flag.String("bench.impl", "", "BenchmarkDigitsRun: the kernels t
 // evaluations and the solves at the end of each epoch and the checkpoints,
 // each run in a fresh directory; the data are loaded before the clock
 // starts. It reports the wall time per epoch (s/epoch) and the part of it
-// the steps took (the epoch log's seconds, step-s/epoch). It needs the data
+// the steps took (the epoch log's seconds, step-s/epoch), and the threads,
+// as many as -test.cpu gives the run (GOMAXPROCS). It needs the data
 // directory (WADN_DATA). -bench.impl selects other kernels the machine has
 // (avx2 on an AVX-512 machine).
 func BenchmarkDigitsRun(b *testing.B) {
+	defer kernel.SetThreads(kernel.SetThreads(0)) // GOMAXPROCS, as -test.cpu sets it for this run
 	if *benchImpl != "" {
 		prev, err := kernel.SetImpl(*benchImpl)
 		if err != nil {
@@ -70,6 +72,7 @@ func BenchmarkDigitsRun(b *testing.B) {
 	b.ReportMetric(b.Elapsed().Seconds()/epochs, "s/epoch")
 	b.ReportMetric(steps/epochs, "step-s/epoch")
 	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(float64(kernel.Threads()), "threads")
 }
 
 // stepSeconds returns the sum of the seconds of the epoch log at path.
