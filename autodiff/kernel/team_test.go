@@ -189,3 +189,69 @@ func TestParallelConcurrentCallers(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestProfileRegions checks the record of ProfileRegions: what counts as a
+// region, and the times of one whose worker's part ends long after the
+// caller's.
+func TestProfileRegions(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS >= 2")
+	}
+	const late = 50 * time.Millisecond
+	tests := []struct {
+		name    string
+		on      bool
+		run     func()
+		regions int64
+		// lag is what the caller must have waited at least: the worker's
+		// part sleeps 2*lag after the caller's part has returned.
+		lag time.Duration
+	}{
+		{"off", false, func() { Parallel(2, func(int) {}) }, 0, 0},
+		{"one part", true, func() { Parallel(1, func(int) {}) }, 0, 0},
+		{"three regions", true, func() {
+			for range 3 {
+				Parallel(2, func(int) {})
+			}
+		}, 3, 0},
+		{"nested", true, func() {
+			Parallel(2, func(p int) {
+				Parallel(2, func(int) {})
+				Parallel(3, func(int) {})
+			})
+		}, 1, 0},
+		{"late worker", true, func() {
+			done := make(chan struct{})
+			Parallel(2, func(p int) {
+				if p == 0 {
+					close(done)
+					return
+				}
+				<-done
+				time.Sleep(2 * late)
+			})
+		}, 1, late},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ProfileRegions(tc.on)
+			tc.run()
+			r := ProfileRegions(false)
+			if r.Regions != tc.regions {
+				t.Errorf("%d regions, want %d", r.Regions, tc.regions)
+			}
+			if tc.regions == 0 && r != (RegionProfile{}) {
+				t.Errorf("record %+v, want none", r)
+			}
+			if r.Waiting < 0 || r.Handoff < 0 || r.Waiting > r.Inside {
+				t.Errorf("times out of order: %+v", r)
+			}
+			if tc.lag > 0 && (r.Waiting < tc.lag.Seconds() || r.Inside < 2*tc.lag.Seconds()) {
+				t.Errorf("waited %.4f s in a region of %.4f s, want at least %v and %v", r.Waiting, r.Inside, tc.lag, 2*tc.lag)
+			}
+			if r.Asleep > r.Regions*2 {
+				t.Errorf("%d parts handed to a sleeping worker in %d regions", r.Asleep, r.Regions)
+			}
+		})
+	}
+}

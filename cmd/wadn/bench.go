@@ -29,7 +29,7 @@ func init() {
 			"forward and backward, or with --step a WADN training step, beside the machine's FMA peak) or peak (that peak alone)",
 		usage: "matmul [--m M] [--k K] [--n N] [--transa] [--transb] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
 			"       wadn bench digits [--images N] [--conv ALGORITHM] [--threads T] [--runs R] [--impl NAME] [--json]\n" +
-			"       wadn bench digits --step [--batch N] [--products] [--conv ALGORITHM] [--threads T[,T...]] [--runs R] [--impl NAME] [--json]\n" +
+			"       wadn bench digits --step [--batch N] [--products] [--regions] [--conv ALGORITHM] [--threads T[,T...]] [--runs R] [--impl NAME] [--json]\n" +
 			"       wadn bench peak [--threads T] [--impl NAME] [--json]",
 		run: runBench,
 	})
@@ -39,7 +39,7 @@ func init() {
 // beside --threads, --runs, --impl and --json.
 var benchTargets = map[string][]string{
 	"matmul": {"m", "k", "n", "transa", "transb"},
-	"digits": {"images", "conv", "step", "batch", "products"},
+	"digits": {"images", "conv", "step", "batch", "products", "regions"},
 	"peak":   nil,
 }
 
@@ -72,6 +72,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	step := fs.Bool("step", false, "digits: time WADN's training step (3 sources and the target, --batch images each) instead of the extractor")
 	batch := fs.Int("batch", 20, "digits --step: images of every domain a step")
 	products := fs.Bool("products", false, "digits --step: also time the step's matrix products by shape, beside each shape alone with its operands in the caches")
+	regions := fs.Bool("regions", false, "digits --step: also time the step's parallel regions: how long the calling goroutine spends in them, waiting in them for the other threads, and alone outside them")
 	conv := fs.String("conv", autodiff.CurrentConvAlgorithm().String(),
 		"digits: convolution algorithm: winograd (the tile with fewer products per layer), winograd4x4, winograd5x5 or direct")
 	threads := threadCounts{0}
@@ -127,6 +128,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return usageError(fs, "--threads %s: a list of thread counts is taken by digits --step only", threads.String())
 	case len(threads) > 1 && *products:
 		return usageError(fs, "--threads %s: --products takes one thread count", threads.String())
+	case len(threads) > 1 && *regions:
+		return usageError(fs, "--threads %s: --regions takes one thread count", threads.String())
 	case *images < 1:
 		return usageError(fs, "--images must be at least 1 (got %d)", *images)
 	case *batch < 1:
@@ -134,7 +137,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	var misstep []string
 	fs.Visit(func(f *flag.Flag) {
-		if *step && f.Name == "images" || !*step && (f.Name == "batch" || f.Name == "products") {
+		if *step && f.Name == "images" || !*step && (f.Name == "batch" || f.Name == "products" || f.Name == "regions") {
 			misstep = append(misstep, "--"+f.Name)
 		}
 	})
@@ -190,7 +193,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 				}
 			})
 		case *step:
-			res, err := benchDigitsStep(ctx, *batch, *runs, *products)
+			res, err := benchDigitsStep(ctx, *batch, *runs, *products, *regions)
 			return show(res, err, func(w io.Writer) { writeStep(w, res) })
 		}
 		res, err := benchDigits(ctx, *images, *runs)
@@ -550,6 +553,9 @@ type stepResult struct {
 	// Products holds, with --products, the step's matrix products by
 	// shape (productsOf), the longest first.
 	Products []productResult `json:"products,omitempty"`
+	// Regions holds, with --regions, the record of the step's parallel
+	// regions (regionsOf).
+	Regions *regionResult `json:"regions,omitempty"`
 }
 
 // benchDigitsStep times WADN's training step on the Digits network with the
@@ -558,8 +564,9 @@ type stepResult struct {
 // preceded by a measurement of the FMA peak on the same threads. The
 // operations of one step are counted after the timed runs, with the
 // convolution algorithm in use and with the direct one; with products set,
-// the step's matrix products are then timed by shape (productsOf).
-func benchDigitsStep(ctx context.Context, batch, runs int, products bool) (stepResult, error) {
+// the step's matrix products are then timed by shape (productsOf), and
+// with regions set its parallel regions (regionsOf).
+func benchDigitsStep(ctx context.Context, batch, runs int, products, regions bool) (stepResult, error) {
 	step, err := newBenchStep(batch)
 	if err != nil {
 		return stepResult{}, err
@@ -578,6 +585,11 @@ func benchDigitsStep(ctx context.Context, batch, runs int, products bool) (stepR
 	res.HugePages = huge
 	if products {
 		if res.Products, err = productsOf(ctx, step); err != nil {
+			return stepResult{}, err
+		}
+	}
+	if regions {
+		if res.Regions, err = regionsOf(ctx, step); err != nil {
 			return stepResult{}, err
 		}
 	}
@@ -656,6 +668,9 @@ func writeStep(w io.Writer, res stepResult) {
 	}
 	if res.Products != nil {
 		writeProducts(w, res)
+	}
+	if res.Regions != nil {
+		writeRegions(w, res)
 	}
 }
 

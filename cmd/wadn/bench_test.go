@@ -82,6 +82,8 @@ func TestBenchErrors(t *testing.T) {
 		{"step flag on matmul", []string{"bench", "matmul", "--step"}, 2, "--step: not a flag of target matmul"},
 		{"products without step", []string{"bench", "digits", "--products"}, 2, "--products: not a flag of digits without --step"},
 		{"products on matmul", []string{"bench", "matmul", "--products"}, 2, "--products: not a flag of target matmul"},
+		{"regions without step", []string{"bench", "digits", "--regions"}, 2, "--regions: not a flag of digits without --step"},
+		{"regions on peak", []string{"bench", "peak", "--regions"}, 2, "--regions: not a flag of target peak"},
 		{"bad flag", []string{"bench", "matmul", "--nope"}, 2, "flag provided but not defined"},
 		{"bad number", []string{"bench", "matmul", "--m", "x"}, 2, "invalid value"},
 		{"zero size", []string{"bench", "matmul", "--m", "0"}, 2, "at least 1"},
@@ -94,6 +96,7 @@ func TestBenchErrors(t *testing.T) {
 		{"thread list without step", []string{"bench", "digits", "--threads", "1,2"}, 2, "digits --step only"},
 		{"thread list on peak", []string{"bench", "peak", "--threads", "1,2"}, 2, "digits --step only"},
 		{"thread list with products", []string{"bench", "digits", "--step", "--products", "--threads", "1,2"}, 2, "--products takes one thread count"},
+		{"thread list with regions", []string{"bench", "digits", "--step", "--regions", "--threads", "1,2"}, 2, "--regions takes one thread count"},
 		{"thread count twice", []string{"bench", "digits", "--step", "--threads", "2,1,2"}, 2, "2 threads twice"},
 		{"unknown impl", []string{"bench", "matmul", "--impl", "sse9"}, 2, "sse9"},
 		{"extra argument", []string{"bench", "matmul", "--m", "2", "extra"}, 2, "unexpected argument"},
@@ -374,6 +377,38 @@ func TestBenchDigitsStepProducts(t *testing.T) {
 		t.Errorf("the classifier's first layer (16 x 512 x 2304, B transposed): %g calls a step, want 1", classifier)
 	}
 	checkBenchText(t, []string{"matrix products, 10 steps profiled", "calls/step", "hot", "GemmPacked"}, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "1", "--products")
+}
+
+// TestBenchDigitsStepRegions checks --regions on two threads: regions
+// counted, and times that add up (the calling goroutine's time in the
+// regions and outside them make the step; its waits are part of the
+// former); and the lines in the text output.
+func TestBenchDigitsStepRegions(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS >= 2: the regions hand parts to the team's workers")
+	}
+	code, out, errOut := runArgs(t, "", "bench", "digits", "--step", "--batch", "8", "--runs", "1", "--threads", "2", "--regions", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	var r stepResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
+	}
+	g := r.Regions
+	switch {
+	case g == nil:
+		t.Fatalf("no regions: %s", out)
+	case g.Steps != profileSteps || !(g.StepMs > 0):
+		t.Errorf("%d steps of %g ms, want %d of a positive time", g.Steps, g.StepMs, profileSteps)
+	case !(g.RegionsPerStep >= 1):
+		t.Errorf("%g regions a step on two threads, want at least one", g.RegionsPerStep)
+	case !(g.InsideMs > 0) || g.WaitingMs < 0 || g.WaitingMs > g.InsideMs || g.HandoffMs < 0 || g.AsleepPerStep < 0:
+		t.Errorf("times out of order: %+v", *g)
+	case math.Abs(g.InsideMs+g.OutsideMs-g.StepMs) > 1e-9*g.StepMs || g.OutsideMs < 0:
+		t.Errorf("inside %g ms and outside %g ms do not make the step's %g ms", g.InsideMs, g.OutsideMs, g.StepMs)
+	}
+	checkBenchText(t, []string{"parallel regions, 10 steps profiled", "ms of it waiting", "handing parts to the workers"}, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "2", "--regions")
 }
 
 // checkBenchText runs wadn with args and checks that it succeeds and that

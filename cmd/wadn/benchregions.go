@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/wadn-go/wadn/autodiff/kernel"
+)
+
+// regionResult is the record of "wadn bench digits --step --regions": how
+// profileSteps steps spent their time in the parallel regions
+// (kernel.ProfileRegions) and outside them, a step on average.
+type regionResult struct {
+	Steps          int     `json:"steps"`
+	StepMs         float64 `json:"step_ms"`          // wall time of a profiled step
+	RegionsPerStep float64 `json:"regions_per_step"` // calls of Parallel that handed work to a worker
+	InsideMs       float64 `json:"inside_ms"`        // the calling goroutine in them
+	WaitingMs      float64 `json:"waiting_ms"`       // of InsideMs, waiting for the workers' parts
+	OutsideMs      float64 `json:"outside_ms"`       // StepMs - InsideMs: the calling goroutine alone
+	HandoffMs      float64 `json:"handoff_ms"`       // from handing parts over to their start, summed
+	AsleepPerStep  float64 `json:"asleep_per_step"`  // parts handed to a worker that had to be woken
+}
+
+// regionsOf runs profileSteps steps with the profile of the parallel
+// regions on and returns its record, a step on average.
+func regionsOf(ctx context.Context, step func() error) (*regionResult, error) {
+	kernel.ProfileRegions(true)
+	start := time.Now()
+	for range profileSteps {
+		err := ctx.Err()
+		if err == nil {
+			err = step()
+		}
+		if err != nil {
+			kernel.ProfileRegions(false)
+			return nil, err
+		}
+	}
+	wall := time.Since(start).Seconds()
+	r := kernel.ProfileRegions(false)
+	per := func(s float64) float64 { return s * 1e3 / profileSteps }
+	return &regionResult{
+		Steps:          profileSteps,
+		StepMs:         per(wall),
+		RegionsPerStep: float64(r.Regions) / profileSteps,
+		InsideMs:       per(r.Inside),
+		WaitingMs:      per(r.Waiting),
+		OutsideMs:      per(wall - r.Inside),
+		HandoffMs:      per(r.Handoff),
+		AsleepPerStep:  float64(r.Asleep) / profileSteps,
+	}, nil
+}
+
+// writeRegions prints the record of the parallel regions of res.
+func writeRegions(w io.Writer, res stepResult) {
+	r := res.Regions
+	fmt.Fprintf(w, "parallel regions, %d steps profiled at %.2f ms a step: %.1f regions a step; the calling goroutine spent %.2f ms a step in them, %.2f ms of it waiting for the other threads' parts, and %.2f ms outside them\n",
+		r.Steps, r.StepMs, r.RegionsPerStep, r.InsideMs, r.WaitingMs, r.OutsideMs)
+	fmt.Fprintf(w, "handing parts to the workers: %.3f ms a step from hand-over to start, in all; %.2f parts a step to a worker that had to be woken\n",
+		r.HandoffMs, r.AsleepPerStep)
+}
