@@ -341,14 +341,7 @@ func TestPeakRates(t *testing.T) {
 // classifier's first layer among them, once a step; and the table in the
 // text output.
 func TestBenchDigitsStepProducts(t *testing.T) {
-	code, out, errOut := runArgs(t, "", "bench", "digits", "--step", "--batch", "4", "--runs", "1", "--threads", "1", "--products", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
-	}
-	var r stepResult
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
-	}
+	r, out := benchStepJSON(t, "--batch", "4", "--runs", "1", "--threads", "1", "--products")
 	if len(r.Products) == 0 {
 		t.Fatalf("no products: %s", out)
 	}
@@ -387,14 +380,7 @@ func TestBenchDigitsStepRegions(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("needs GOMAXPROCS >= 2: the regions hand parts to the team's workers")
 	}
-	code, out, errOut := runArgs(t, "", "bench", "digits", "--step", "--batch", "8", "--runs", "1", "--threads", "2", "--regions", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
-	}
-	var r stepResult
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
-	}
+	r, out := benchStepJSON(t, "--batch", "8", "--runs", "1", "--threads", "2", "--regions")
 	g := r.Regions
 	switch {
 	case g == nil:
@@ -409,6 +395,23 @@ func TestBenchDigitsStepRegions(t *testing.T) {
 		t.Errorf("inside %g ms and outside %g ms do not make the step's %g ms", g.InsideMs, g.OutsideMs, g.StepMs)
 	}
 	checkBenchText(t, []string{"parallel regions, 10 steps profiled", "ms of it waiting", "handing parts to the workers"}, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "2", "--regions")
+}
+
+// benchStepJSON runs "wadn bench digits --step --json" with the further
+// flags and returns its result, beside the output it was decoded from; it
+// fails the test unless the command succeeds with one such object.
+func benchStepJSON(t *testing.T, flags ...string) (stepResult, string) {
+	t.Helper()
+	args := append([]string{"bench", "digits", "--step", "--json"}, flags...)
+	code, out, errOut := runArgs(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	var r stepResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
+	}
+	return r, out
 }
 
 // checkBenchText runs wadn with args and checks that it succeeds and that
