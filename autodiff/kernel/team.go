@@ -171,9 +171,10 @@ func Parallel(parts int, fn func(part int)) {
 		}
 		return
 	}
-	var start time.Time // with the region profile on
-	outer := false      // no other region was under way at the start
-	if regionProf.on.Load() {
+	prof := regionProf.on.Load() // this call is profiled
+	var start time.Time
+	outer := false // no other region was under way at the start
+	if prof {
 		start = time.Now()
 		outer = regionProf.depth.Add(1) == 1
 	}
@@ -183,7 +184,7 @@ func Parallel(parts int, fn func(part int)) {
 	for p := 1; p < parts; p++ {
 		if w := teamGet(); w != nil {
 			j := &teamJob{fn: fn, part: p, g: g}
-			if !start.IsZero() {
+			if prof {
 				j.given = time.Now()
 			}
 			w.give(j)
@@ -197,7 +198,7 @@ func Parallel(parts int, fn func(part int)) {
 		g.left.Add(-1)
 	}
 	var join time.Time
-	if !start.IsZero() {
+	if prof {
 		join = time.Now()
 	}
 	if !poll(func() bool { return g.left.Load() == 0 }) {
@@ -206,7 +207,7 @@ func Parallel(parts int, fn func(part int)) {
 			<-g.done
 		}
 	}
-	if !start.IsZero() {
+	if prof {
 		regionProf.depth.Add(-1)
 		if outer && len(inline) < parts-1 && regionProf.on.Load() {
 			end := time.Now()

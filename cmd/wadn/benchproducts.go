@@ -29,8 +29,9 @@ type productResult struct {
 	HotGFLOPS    float64 `json:"hot_gflops"` // alone, operands in the caches
 }
 
-// profileSteps is the number of steps productsOf profiles, and hotTime the
-// least time it repeats each shape alone.
+// profileSteps is the number of steps productsOf and regionsOf profile
+// (profiledSteps), and hotTime the least time productsOf repeats each shape
+// alone.
 const (
 	profileSteps = stepsPerRun
 	hotTime      = 20 * time.Millisecond
@@ -40,11 +41,8 @@ const (
 // (kernel.ProfileGemms), then repeats each shape alone for its hot rate.
 func productsOf(ctx context.Context, step func() error) ([]productResult, error) {
 	kernel.ProfileGemms(true)
-	for range profileSteps {
-		if err := step(); err != nil {
-			kernel.ProfileGemms(false)
-			return nil, err
-		}
+	if _, err := profiledSteps(ctx, step, func() { kernel.ProfileGemms(false) }); err != nil {
+		return nil, err
 	}
 	recs := kernel.ProfileGemms(false)
 	out := make([]productResult, 0, len(recs))
@@ -66,6 +64,24 @@ func productsOf(ctx context.Context, step func() error) ([]productResult, error)
 		})
 	}
 	return out, nil
+}
+
+// profiledSteps runs profileSteps steps, stopping at the first error or
+// when ctx is done, and returns their wall time. On error it calls stop,
+// which turns the caller's profile off, before returning.
+func profiledSteps(ctx context.Context, step func() error, stop func()) (time.Duration, error) {
+	start := time.Now()
+	for range profileSteps {
+		err := ctx.Err()
+		if err == nil {
+			err = step()
+		}
+		if err != nil {
+			stop()
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
 }
 
 // hotRate times products of shape s in T, one after the other on the

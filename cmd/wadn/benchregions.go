@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/wadn-go/wadn/autodiff/kernel"
 )
@@ -27,18 +26,11 @@ type regionResult struct {
 // regions on and returns its record, a step on average.
 func regionsOf(ctx context.Context, step func() error) (*regionResult, error) {
 	kernel.ProfileRegions(true)
-	start := time.Now()
-	for range profileSteps {
-		err := ctx.Err()
-		if err == nil {
-			err = step()
-		}
-		if err != nil {
-			kernel.ProfileRegions(false)
-			return nil, err
-		}
+	d, err := profiledSteps(ctx, step, func() { kernel.ProfileRegions(false) })
+	if err != nil {
+		return nil, err
 	}
-	wall := time.Since(start).Seconds()
+	wall := d.Seconds()
 	r := kernel.ProfileRegions(false)
 	per := func(s float64) float64 { return s * 1e3 / profileSteps }
 	return &regionResult{
