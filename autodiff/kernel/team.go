@@ -2,6 +2,8 @@ package kernel
 
 import (
 	"runtime"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +52,7 @@ type teamJob struct {
 // teamGroup tracks the parts of one Parallel call that run on workers.
 type teamGroup struct {
 	left    atomic.Int32  // parts not yet finished
+	work    atomic.Int64  // the workers' parts' run time, in ns, while profiled
 	waiting atomic.Bool   // the caller is blocked on done
 	done    chan struct{} // capacity 1
 }
@@ -106,11 +109,18 @@ func (w *worker) give(j *teamJob) {
 func (w *worker) run() {
 	for {
 		j := w.next()
-		if !j.given.IsZero() && regionProf.on.Load() {
-			regionProf.handoff.Add(int64(time.Since(j.given)))
+		var began time.Time
+		if !j.given.IsZero() {
+			began = time.Now()
+			if regionProf.on.Load() {
+				regionProf.handoff.Add(int64(began.Sub(j.given)))
+			}
 		}
 		j.fn(j.part)
 		g := j.g
+		if !began.IsZero() {
+			g.work.Add(int64(time.Since(began)))
+		}
 		teamPut(w)
 		if g.left.Add(-1) == 0 && g.waiting.Load() {
 			select {
@@ -209,30 +219,131 @@ func Parallel(parts int, fn func(part int)) {
 	}
 	if prof {
 		regionProf.depth.Add(-1)
-		if outer && len(inline) < parts-1 && regionProf.on.Load() {
+		if outer && regionProf.on.Load() {
 			end := time.Now()
 			regionProf.regions.Add(1)
 			regionProf.inside.Add(int64(end.Sub(start)))
 			regionProf.waiting.Add(int64(end.Sub(join)))
+			regionProf.record(callerSite(), end.Sub(start), end.Sub(join), join.Sub(start), time.Duration(g.work.Load()))
 		}
 	}
 }
 
+// modulePrefix begins the names of the module's functions, and
+// kernelPrefix those of this package's.
+const (
+	modulePrefix = "github.com/wadn-go/wadn/"
+	kernelPrefix = modulePrefix + "autodiff/kernel."
+)
+
+// siteDepth is how many frames outside this package callerSite names.
+const siteDepth = 3
+
+// callerSite returns the names of the first siteDepth functions outside
+// this package on the calling goroutine's stack above Parallel, the
+// innermost first, joined by " < " and with the module's path trimmed, or
+// "kernel" when there is none within 32 frames.
+func callerSite() string {
+	var pcs [32]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
+	var names []string
+	for len(names) < siteDepth {
+		f, more := frames.Next()
+		if f.Function != "" && !strings.HasPrefix(f.Function, kernelPrefix) {
+			names = append(names, strings.TrimPrefix(f.Function, modulePrefix))
+		}
+		if !more {
+			break
+		}
+	}
+	if len(names) == 0 {
+		return "kernel"
+	}
+	return strings.Join(names, " < ")
+}
+
 // regionProf is the record of the parallel regions while ProfileRegions
-// has it on: depth counts the Parallel calls under way that started with
-// it on, on every goroutine; the other fields are RegionProfile's, in
-// nanoseconds for the times.
-var regionProf struct {
+// has it on.
+var regionProf regionRecord
+
+// regionRecord is the record ProfileRegions keeps: depth counts the
+// Parallel calls under way that started with it on, on every goroutine;
+// the other fields are RegionProfile's, in nanoseconds for the times, and
+// sites its Sites by name.
+type regionRecord struct {
 	on                       atomic.Bool
 	depth                    atomic.Int32
 	regions, asleep          atomic.Int64
 	inside, waiting, handoff atomic.Int64
+
+	mu    sync.Mutex
+	sites map[string]*RegionSite
+}
+
+// record adds one region, called from site, to its site's record: inside
+// and waiting as in RegionProfile, own the time the calling goroutine took
+// to hand the parts over and run its own, others the workers' parts' run
+// times summed.
+func (r *regionRecord) record(site string, inside, waiting, own, others time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sites == nil {
+		r.sites = map[string]*RegionSite{}
+	}
+	s := r.sites[site]
+	if s == nil {
+		s = &RegionSite{Name: site}
+		r.sites[site] = s
+	}
+	s.Regions++
+	s.Inside += inside.Seconds()
+	s.Waiting += waiting.Seconds()
+	s.Own += own.Seconds()
+	s.Others += others.Seconds()
+}
+
+// takeSites returns the sites recorded since the last call, the longest
+// Inside first, and starts again from none.
+func (r *regionRecord) takeSites() []RegionSite {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sites := make([]RegionSite, 0, len(r.sites))
+	for _, s := range r.sites {
+		sites = append(sites, *s)
+	}
+	r.sites = nil
+	sort.Slice(sites, func(i, j int) bool {
+		if sites[i].Inside != sites[j].Inside {
+			return sites[i].Inside > sites[j].Inside
+		}
+		return sites[i].Name < sites[j].Name
+	})
+	return sites
+}
+
+// RegionSite is the part of a RegionProfile called from one site: the
+// first three functions outside this package on the calling goroutine's
+// stack, the innermost first (as "autodiff.shareOut <
+// autodiff.(*winoWork).each < autodiff.(*winoGeom).forwardChunk"), or
+// "kernel" when Parallel was called from within it alone. Times are in
+// seconds.
+type RegionSite struct {
+	Name    string
+	Regions int64
+	// Inside and Waiting are RegionProfile's, for this site's regions.
+	Inside, Waiting float64
+	// Own is the time the calling goroutine took to hand the parts over
+	// and run its own; Others the workers' parts' run times, summed.
+	Own, Others float64
 }
 
 // RegionProfile is the record of the parallel regions that ProfileRegions
-// gives: the calls of Parallel that handed a part to a worker of the team
-// while no other call of Parallel was under way, on any goroutine (so
-// that a region run inside another's part is counted in the outer one).
+// gives: the calls of Parallel with two parts or more that started while
+// no other such call was under way, on any goroutine (so that a region run
+// inside another's part is counted in the outer one). A call whose parts
+// all ran on the calling goroutine (GOMAXPROCS 1, or every worker busy)
+// counts too: with GOMAXPROCS 1 and SetThreads(2) the record gives what
+// each region's parts take one after the other on one thread.
 type RegionProfile struct {
 	Regions int64 // such calls
 	// Inside is the wall time the calling goroutines spent in them, from
@@ -248,6 +359,9 @@ type RegionProfile struct {
 	// Asleep counts the parts handed to a worker that was blocked, to be
 	// woken, rather than polling for its next part.
 	Asleep int64
+	// Sites splits the regions by the site that called Parallel, the
+	// longest Inside first.
+	Sites []RegionSite
 }
 
 // ProfileRegions turns the profile of the parallel regions on (on set) or
@@ -265,5 +379,6 @@ func ProfileRegions(on bool) RegionProfile {
 		Waiting: seconds(&regionProf.waiting),
 		Handoff: seconds(&regionProf.handoff),
 		Asleep:  regionProf.asleep.Swap(0),
+		Sites:   regionProf.takeSites(),
 	}
 }

@@ -2,11 +2,18 @@ package kernel
 
 import (
 	"fmt"
+	"math"
+	"os"
+	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // checkParallel runs Parallel(parts) with parts that record their index and
@@ -190,6 +197,38 @@ func TestParallelConcurrentCallers(t *testing.T) {
 	}
 }
 
+// checkSites fails unless r's sites add up to r: one site here (every
+// region of a test case is called from the same function), its regions,
+// inside and waiting times r's, its parts' times within what the regions
+// can hold, and, when a worker's part sleeps 2*lag, the workers' parts at
+// least that long.
+func checkSites(t *testing.T, r RegionProfile, lag time.Duration) {
+	t.Helper()
+	if r.Regions == 0 {
+		if len(r.Sites) != 0 {
+			t.Errorf("sites %+v without regions", r.Sites)
+		}
+		return
+	}
+	if len(r.Sites) != 1 {
+		t.Fatalf("%d sites, want 1: %+v", len(r.Sites), r.Sites)
+	}
+	s := r.Sites[0]
+	const eps = 1e-9
+	switch {
+	case s.Name == "" || strings.HasPrefix(s.Name, "github.com/") || strings.HasPrefix(s.Name, "autodiff/kernel."):
+		t.Errorf("site named %q, want a function outside the kernel package, module prefix trimmed", s.Name)
+	case s.Regions != r.Regions:
+		t.Errorf("site has %d regions, the profile %d", s.Regions, r.Regions)
+	case math.Abs(s.Inside-r.Inside) > eps || math.Abs(s.Waiting-r.Waiting) > eps:
+		t.Errorf("site's inside %g and waiting %g, the profile's %g and %g", s.Inside, s.Waiting, r.Inside, r.Waiting)
+	case s.Own < 0 || s.Others < 0 || s.Own+s.Waiting > s.Inside+eps:
+		t.Errorf("own %g, waiting %g, others %g out of a region of %g", s.Own, s.Waiting, s.Others, s.Inside)
+	case lag > 0 && s.Others < 2*lag.Seconds():
+		t.Errorf("the workers' parts took %g s, want at least %v", s.Others, 2*lag)
+	}
+}
+
 // TestProfileRegions checks the record of ProfileRegions: what counts as a
 // region, and the times of one whose worker's part ends long after the
 // caller's.
@@ -240,7 +279,7 @@ func TestProfileRegions(t *testing.T) {
 			if r.Regions != tc.regions {
 				t.Errorf("%d regions, want %d", r.Regions, tc.regions)
 			}
-			if tc.regions == 0 && r != (RegionProfile{}) {
+			if tc.regions == 0 && !cmp.Equal(r, RegionProfile{}, cmpopts.EquateEmpty()) {
 				t.Errorf("record %+v, want none", r)
 			}
 			if r.Waiting < 0 || r.Handoff < 0 || r.Waiting > r.Inside {
@@ -252,6 +291,37 @@ func TestProfileRegions(t *testing.T) {
 			if r.Asleep > r.Regions*2 {
 				t.Errorf("%d parts handed to a sleeping worker in %d regions", r.Asleep, r.Regions)
 			}
+			checkSites(t, r, tc.lag)
 		})
+	}
+}
+
+// TestProfileRegionsOneThread checks that with GOMAXPROCS 1, where no
+// worker is ever started, a region whose parts all run on the calling
+// goroutine is recorded, its parts' times in Own. It runs the test binary
+// again with GOMAXPROCS=1, since workers started by other tests would
+// otherwise take the parts.
+func TestProfileRegionsOneThread(t *testing.T) {
+	const part = 20 * time.Millisecond
+	if os.Getenv("WADN_PROFILE_ONE_THREAD") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestProfileRegionsOneThread$", "-test.count", "1")
+		cmd.Env = append(os.Environ(), "WADN_PROFILE_ONE_THREAD=1", "GOMAXPROCS=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("GOMAXPROCS=1: %v\n%s", err, out)
+		}
+		return
+	}
+	if runtime.GOMAXPROCS(0) != 1 {
+		t.Fatalf("GOMAXPROCS %d, want 1", runtime.GOMAXPROCS(0))
+	}
+	ProfileRegions(true)
+	Parallel(2, func(int) { time.Sleep(part) })
+	r := ProfileRegions(false)
+	if r.Regions != 1 || len(r.Sites) != 1 {
+		t.Fatalf("%d regions at %d sites, want 1 and 1", r.Regions, len(r.Sites))
+	}
+	checkSites(t, r, 0)
+	if s := r.Sites[0]; s.Others != 0 || s.Own < 2*part.Seconds() || r.Handoff != 0 {
+		t.Errorf("own %g s, others %g s, hand-overs %g s: want both parts' %v in own, none in others", s.Own, s.Others, r.Handoff, 2*part)
 	}
 }

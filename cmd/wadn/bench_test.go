@@ -394,7 +394,43 @@ func TestBenchDigitsStepRegions(t *testing.T) {
 	case math.Abs(g.InsideMs+g.OutsideMs-g.StepMs) > 1e-9*g.StepMs || g.OutsideMs < 0:
 		t.Errorf("inside %g ms and outside %g ms do not make the step's %g ms", g.InsideMs, g.OutsideMs, g.StepMs)
 	}
-	checkBenchText(t, []string{"parallel regions, 10 steps profiled", "ms of it waiting", "handing parts to the workers"}, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "2", "--regions")
+	checkRegionSites(t, g)
+	checkBenchText(t, []string{"parallel regions, 10 steps profiled", "ms of it waiting", "handing parts to the workers", "by the function that called them", "autodiff.MatMul"}, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "2", "--regions")
+}
+
+// checkRegionSites fails unless g's sites add up to g (their regions and
+// times inside and waiting), come the most time inside first, name
+// functions outside the kernel package, and include the step's matrix
+// products (autodiff.MatMul, and the function that called it).
+func checkRegionSites(t *testing.T, g *regionResult) {
+	t.Helper()
+	var regions, inside, waiting float64
+	names := map[string]bool{}
+	for i, s := range g.Sites {
+		regions += s.RegionsPerStep
+		inside += s.InsideMs
+		waiting += s.WaitingMs
+		names[s.Name] = true
+		switch {
+		case s.Name == "" || strings.HasPrefix(s.Name, "autodiff/kernel."):
+			t.Errorf("site %d named %q", i, s.Name)
+		case !(s.RegionsPerStep > 0) || s.WaitingMs < 0 || s.OwnMs < 0 || s.OthersMs < 0 || s.OwnMs+s.WaitingMs > s.InsideMs*(1+1e-9):
+			t.Errorf("site %s out of order: %+v", s.Name, s)
+		case i > 0 && s.InsideMs > g.Sites[i-1].InsideMs:
+			t.Errorf("site %s (%g ms) after %s (%g ms)", s.Name, s.InsideMs, g.Sites[i-1].Name, g.Sites[i-1].InsideMs)
+		}
+	}
+	const eps = 1e-6
+	if math.Abs(regions-g.RegionsPerStep) > eps || math.Abs(inside-g.InsideMs) > eps*g.InsideMs || math.Abs(waiting-g.WaitingMs) > eps*max(g.WaitingMs, 1e-3) {
+		t.Errorf("sites add up to %g regions, %g ms inside, %g waiting; the step's %g, %g, %g", regions, inside, waiting, g.RegionsPerStep, g.InsideMs, g.WaitingMs)
+	}
+	matmul := false
+	for name := range names {
+		matmul = matmul || strings.HasPrefix(name, "autodiff.MatMul[...] < ")
+	}
+	if !matmul {
+		t.Errorf("no site called from autodiff.MatMul among %v", names)
+	}
 }
 
 // benchStepJSON runs "wadn bench digits --step --json" with the further

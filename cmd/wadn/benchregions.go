@@ -20,6 +20,20 @@ type regionResult struct {
 	OutsideMs      float64 `json:"outside_ms"`       // StepMs - InsideMs: the calling goroutine alone
 	HandoffMs      float64 `json:"handoff_ms"`       // from handing parts over to their start, summed
 	AsleepPerStep  float64 `json:"asleep_per_step"`  // parts handed to a worker that had to be woken
+	// Sites splits the regions by the function that called Parallel,
+	// the most time inside first.
+	Sites []regionSite `json:"sites"`
+}
+
+// regionSite is the part of a regionResult called from one function
+// (kernel.RegionSite), a step on average.
+type regionSite struct {
+	Name           string  `json:"name"`
+	RegionsPerStep float64 `json:"regions_per_step"`
+	InsideMs       float64 `json:"inside_ms"`
+	WaitingMs      float64 `json:"waiting_ms"`
+	OwnMs          float64 `json:"own_ms"`    // the calling goroutine's hand-over and parts
+	OthersMs       float64 `json:"others_ms"` // the workers' parts, summed
 }
 
 // regionsOf runs profileSteps steps with the profile of the parallel
@@ -33,6 +47,17 @@ func regionsOf(ctx context.Context, step func() error) (*regionResult, error) {
 	wall := d.Seconds()
 	r := kernel.ProfileRegions(false)
 	per := func(s float64) float64 { return s * 1e3 / profileSteps }
+	sites := make([]regionSite, len(r.Sites))
+	for i, s := range r.Sites {
+		sites[i] = regionSite{
+			Name:           s.Name,
+			RegionsPerStep: float64(s.Regions) / profileSteps,
+			InsideMs:       per(s.Inside),
+			WaitingMs:      per(s.Waiting),
+			OwnMs:          per(s.Own),
+			OthersMs:       per(s.Others),
+		}
+	}
 	return &regionResult{
 		Steps:          profileSteps,
 		StepMs:         per(wall),
@@ -42,6 +67,7 @@ func regionsOf(ctx context.Context, step func() error) (*regionResult, error) {
 		OutsideMs:      per(wall - r.Inside),
 		HandoffMs:      per(r.Handoff),
 		AsleepPerStep:  float64(r.Asleep) / profileSteps,
+		Sites:          sites,
 	}, nil
 }
 
@@ -52,4 +78,9 @@ func writeRegions(w io.Writer, res stepResult) {
 		r.Steps, r.StepMs, r.RegionsPerStep, r.InsideMs, r.WaitingMs, r.OutsideMs)
 	fmt.Fprintf(w, "handing parts to the workers: %.3f ms a step from hand-over to start, in all; %.2f parts a step to a worker that had to be woken\n",
 		r.HandoffMs, r.AsleepPerStep)
+	fmt.Fprintf(w, "by the function that called them, ms a step (own: the calling goroutine's part; others: the workers' parts, summed):\n")
+	fmt.Fprintf(w, "  %7s %8s %8s %8s %8s  %s\n", "regions", "inside", "waiting", "own", "others", "function")
+	for _, s := range r.Sites {
+		fmt.Fprintf(w, "  %7.1f %8.3f %8.3f %8.3f %8.3f  %s\n", s.RegionsPerStep, s.InsideMs, s.WaitingMs, s.OwnMs, s.OthersMs, s.Name)
+	}
 }
