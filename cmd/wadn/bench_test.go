@@ -395,7 +395,7 @@ func TestBenchDigitsStepRegions(t *testing.T) {
 		t.Errorf("inside %g ms and outside %g ms do not make the step's %g ms", g.InsideMs, g.OutsideMs, g.StepMs)
 	}
 	checkRegionSites(t, g)
-	checkBenchText(t, []string{"parallel regions, 10 steps profiled", "ms of it waiting", "handing parts to the workers", "by the function that called them", "autodiff.MatMul"}, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "2", "--regions")
+	checkBenchText(t, []string{"parallel regions, 10 steps profiled", "ms of it waiting", "handing parts to the workers", "by the functions that called them", "autodiff.MatMul"}, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "2", "--regions")
 }
 
 // checkRegionSites fails unless g's sites add up to g (their regions and

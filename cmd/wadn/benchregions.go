@@ -20,13 +20,14 @@ type regionResult struct {
 	OutsideMs      float64 `json:"outside_ms"`       // StepMs - InsideMs: the calling goroutine alone
 	HandoffMs      float64 `json:"handoff_ms"`       // from handing parts over to their start, summed
 	AsleepPerStep  float64 `json:"asleep_per_step"`  // parts handed to a worker that had to be woken
-	// Sites splits the regions by the function that called Parallel,
-	// the most time inside first.
+	// Sites splits the regions by the functions that called Parallel
+	// (kernel.RegionSite), the most time inside first.
 	Sites []regionSite `json:"sites"`
 }
 
-// regionSite is the part of a regionResult called from one function
-// (kernel.RegionSite), a step on average.
+// regionSite is the part of a regionResult called from one site: the
+// three innermost functions outside the kernel package (kernel.RegionSite),
+// a step on average.
 type regionSite struct {
 	Name           string  `json:"name"`
 	RegionsPerStep float64 `json:"regions_per_step"`
@@ -78,7 +79,7 @@ func writeRegions(w io.Writer, res stepResult) {
 		r.Steps, r.StepMs, r.RegionsPerStep, r.InsideMs, r.WaitingMs, r.OutsideMs)
 	fmt.Fprintf(w, "handing parts to the workers: %.3f ms a step from hand-over to start, in all; %.2f parts a step to a worker that had to be woken\n",
 		r.HandoffMs, r.AsleepPerStep)
-	fmt.Fprintf(w, "by the function that called them, ms a step (own: the calling goroutine's part; others: the workers' parts, summed):\n")
+	fmt.Fprintf(w, "by the functions that called them, ms a step (own: the calling goroutine's part; others: the workers' parts, summed):\n")
 	fmt.Fprintf(w, "  %7s %8s %8s %8s %8s  %s\n", "regions", "inside", "waiting", "own", "others", "function")
 	for _, s := range r.Sites {
 		fmt.Fprintf(w, "  %7.1f %8.3f %8.3f %8.3f %8.3f  %s\n", s.RegionsPerStep, s.InsideMs, s.WaitingMs, s.OwnMs, s.OthersMs, s.Name)
