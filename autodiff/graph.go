@@ -277,6 +277,14 @@ func (e *engine[T]) isTarget(t *Tensor[T]) bool {
 	return e.targets[t]
 }
 
+// What order records of a tensor: markMet once the walk has reached it,
+// markRelevant once it has left it and found that gradient flows from it to
+// a target.
+const (
+	markMet uint8 = 1 << iota
+	markRelevant
+)
+
 // order returns the operator outputs through which gradient flows from ys to
 // the targets, in topological order (inputs before outputs), and sets the
 // need mask of every node it visits (marked), which run clears at the end.
@@ -285,14 +293,14 @@ func (e *engine[T]) order(ys []*Tensor[T]) (topo, marked []*Tensor[T]) {
 		t *Tensor[T]
 		i int
 	}
-	relevant := map[*Tensor[T]]bool{}
-	visited := map[*Tensor[T]]bool{}
+	marks := takeMarks[T]()
+	defer putMarks(marks)
 	var stack []frame
 	for _, y := range ys {
-		if visited[y] {
+		if marks[y] != 0 {
 			continue
 		}
-		visited[y] = true
+		marks[y] = markMet
 		stack = append(stack, frame{y, 0})
 		for len(stack) > 0 {
 			f := &stack[len(stack)-1]
@@ -300,8 +308,8 @@ func (e *engine[T]) order(ys []*Tensor[T]) (topo, marked []*Tensor[T]) {
 			if t.node != nil && t.requiresGrad && f.i < len(t.node.inputs) {
 				in := t.node.inputs[f.i]
 				f.i++
-				if !visited[in] {
-					visited[in] = true
+				if marks[in] == 0 {
+					marks[in] = markMet
 					stack = append(stack, frame{in, 0})
 				}
 				continue
@@ -312,7 +320,7 @@ func (e *engine[T]) order(ys []*Tensor[T]) (topo, marked []*Tensor[T]) {
 				need := t.node.need[:0]
 				any := false
 				for _, in := range t.node.inputs {
-					w := relevant[in]
+					w := marks[in]&markRelevant != 0
 					need = append(need, w)
 					any = any || w
 				}
@@ -323,7 +331,9 @@ func (e *engine[T]) order(ys []*Tensor[T]) (topo, marked []*Tensor[T]) {
 					topo = append(topo, t)
 				}
 			}
-			relevant[t] = r
+			if r {
+				marks[t] |= markRelevant
+			}
 		}
 	}
 	return topo, marked

@@ -17,6 +17,10 @@ type pool[T kernel.Float] struct {
 	free   map[int][][]T
 	bytes  int // bytes currently held in free lists
 	misses int // buffers alloc made for want of a free one (PoolMisses)
+
+	// marks are cleared maps of order's, kept so that a pass reuses one
+	// grown by an earlier pass rather than growing a new one.
+	marks []map[*Tensor[T]]uint8
 }
 
 var (
@@ -120,14 +124,55 @@ func PoolMisses[T kernel.Float]() int {
 	return p.misses
 }
 
-// TrimPool drops every released buffer of element type T, leaving them to the
-// garbage collector. Use it after a phase whose sizes will not recur (for
+// TrimPool drops every released buffer of element type T, and the maps kept
+// for the backward passes' walks over the graph, leaving them to the garbage
+// collector. Use it after a phase whose sizes will not recur (for
 // example evaluation with a different batch size).
 func TrimPool[T kernel.Float]() {
 	p := poolFor[T]()
 	p.mu.Lock()
 	clear(p.free)
 	p.bytes = 0
+	p.marks = nil
+	p.mu.Unlock()
+}
+
+// maxPooledMarks is the most entries a map of order's may have held and be
+// kept for reuse, and maxMarkMaps the most maps kept: passes run one after
+// the other need one, passes run at the same time one each.
+const (
+	maxPooledMarks = 1 << 16
+	maxMarkMaps    = 8
+)
+
+// takeMarks returns an empty map for order, one kept by putMarks if any.
+func takeMarks[T kernel.Float]() map[*Tensor[T]]uint8 {
+	p := poolFor[T]()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.marks)
+	if n == 0 {
+		return map[*Tensor[T]]uint8{}
+	}
+	m := p.marks[n-1]
+	p.marks[n-1] = nil
+	p.marks = p.marks[:n-1]
+	return m
+}
+
+// putMarks clears m, which the caller must not use afterwards, and keeps it
+// for takeMarks unless it held more than maxPooledMarks entries or
+// maxMarkMaps maps are kept already.
+func putMarks[T kernel.Float](m map[*Tensor[T]]uint8) {
+	if len(m) > maxPooledMarks {
+		return
+	}
+	clear(m)
+	p := poolFor[T]()
+	p.mu.Lock()
+	if len(p.marks) < maxMarkMaps {
+		p.marks = append(p.marks, m)
+	}
 	p.mu.Unlock()
 }
 
