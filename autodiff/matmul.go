@@ -122,15 +122,16 @@ func MatMulRows[T kernel.Float](xs []*Tensor[T], b *Tensor[T], transB bool) []*T
 	return outs
 }
 
-// stackRowsMin is the fewest values a part of stackRows copies: a copy of
-// that many takes far longer than handing it to a worker.
-const stackRowsMin = 1 << 16
+// copyPartMin is the fewest values a part of a copy shared out over the
+// threads (stackRows, pad) writes: writing that many takes far longer than
+// handing the part to a worker.
+const copyPartMin = 1 << 16
 
 // stackRows copies the m rows of k values of xs, one after the other, into
 // a, the rows shared out over the threads in parts of at least
-// stackRowsMin values.
+// copyPartMin values.
 func stackRows[T kernel.Float](a []T, xs []*Tensor[T], m, k int) {
-	parallelRange(m, max(1, stackRowsMin/max(k, 1)), func(lo, hi int) {
+	parallelRange(m, max(1, copyPartMin/max(k, 1)), func(lo, hi int) {
 		r := 0
 		for _, x := range xs {
 			rows := x.shape[0]

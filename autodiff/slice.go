@@ -43,17 +43,13 @@ func pad[T kernel.Float](x *Tensor[T], axis, start, total int) *Tensor[T] {
 	out := empty[T](os...)
 	_, inner := splitAt(x.shape, axis)
 	n := x.shape[axis]
-	parallelRange(len(out.data), padMin, func(lo, hi int) {
+	parallelRange(len(out.data), copyPartMin, func(lo, hi int) {
 		padRange(out.data, x.data, lo, hi, total*inner, start*inner, (start+n)*inner)
 	})
 	return newOp("Pad", out, []*Tensor[T]{x}, func(g *Tensor[T], _ bool) []*Tensor[T] {
 		return []*Tensor[T]{Slice(g, axis, start, start+n)}
 	})
 }
-
-// padMin is the fewest values a part of pad writes: a part of 64Ki values
-// takes tens of microseconds, far more than handing it to a worker.
-const padMin = 1 << 16
 
 // padRange writes out[lo:hi) of pad's output, each value once: out is
 // blocks of row values, of which [a, b) are the next b-a values of x and
