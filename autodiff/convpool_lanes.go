@@ -32,6 +32,20 @@ func (wg *winoGeom) windows(cp *convPool[float32]) *poolWindows {
 	if cp == nil || cp.k != 2 || cp.s != 2 || !poolCovers(cp.h, cp.w, cp.oh, cp.ow) {
 		return nil
 	}
+	k := windowsKey{cp.h, cp.w, cp.oh, cp.ow, wg.opw, wg.outLen}
+	return poolWindowTables.get(k, func() *poolWindows { return wg.newWindows(cp) })
+}
+
+// windowsKey is what the windows of a pooling depend on: the sizes of the
+// planes and pooled planes, and the width and length of the output buffer.
+type windowsKey struct{ h, w, oh, ow, opw, outLen int }
+
+// poolWindowTables keeps the windows of the layouts met, which every pass
+// of a layer would otherwise compute again. A table is read only.
+var poolWindowTables tableCache[windowsKey, *poolWindows]
+
+// newWindows computes windows' table.
+func (wg *winoGeom) newWindows(cp *convPool[float32]) *poolWindows {
 	L := kernel.Lanes
 	pw := &poolWindows{t: make([]int32, 0, 8*cp.oh*cp.ow)}
 	for oy := 0; oy < cp.oh; oy++ {

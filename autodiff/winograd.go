@@ -172,19 +172,8 @@ func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
 	wg.opw = m * wg.tw
 	wg.outLen = m * wg.th * wg.opw * L
 	wg.inPlane, wg.outPlane = g.h*g.w, g.oh*g.ow
-	inOffs := make([]int32, 0, wg.inPlane)
-	for y := 0; y < g.h; y++ {
-		for x := 0; x < g.w; x++ {
-			inOffs = append(inOffs, int32(((y+g.pad)*wg.wp+x+g.pad)*L))
-		}
-	}
-	outOffs := make([]int32, 0, wg.outPlane)
-	for y := 0; y < g.oh; y++ {
-		for x := 0; x < g.ow; x++ {
-			outOffs = append(outOffs, int32((y*wg.opw+x)*L))
-		}
-	}
-	wg.inOffs, wg.outOffs = kernel.NewOffsets(inOffs), kernel.NewOffsets(outOffs)
+	offs := winoOffsetTables.get(offsetsKey{g.h, g.w, g.pad, wg.wp, g.oh, g.ow, wg.opw}, wg.offsets)
+	wg.inOffs, wg.outOffs = offs.in, offs.out
 	// The fewest blocks that give winoCols columns, rounded up to make the
 	// columns a multiple of the micro-kernel's width when that at most
 	// doubles them (AVX-512's 48 columns take 3 blocks of the digits
@@ -200,6 +189,70 @@ func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
 	}
 	wg.cols = wg.blocks * perBlock
 	return wg
+}
+
+// winoOffsets are the lane offsets of a layout: in, input pixel (y, x) ->
+// its lanes in the padded input buffer; out, output pixel (oy, ox) -> its
+// lanes in the output buffer.
+type winoOffsets struct{ in, out kernel.Offsets }
+
+// offsetsKey is what winoOffsets depend on: the input's size and padding,
+// the output's size, and the widths of the two buffers.
+type offsetsKey struct{ h, w, pad, wp, oh, ow, opw int }
+
+// winoOffsetTables keeps the offsets of the layouts met, which every pass
+// of a layer would otherwise compute again.
+var winoOffsetTables tableCache[offsetsKey, *winoOffsets]
+
+// offsets computes the lane offsets of wg's layout.
+func (wg *winoGeom) offsets() *winoOffsets {
+	L := kernel.Lanes
+	in := make([]int32, 0, wg.inPlane)
+	for y := 0; y < wg.h; y++ {
+		for x := 0; x < wg.w; x++ {
+			in = append(in, int32(((y+wg.pad)*wg.wp+x+wg.pad)*L))
+		}
+	}
+	out := make([]int32, 0, wg.outPlane)
+	for y := 0; y < wg.oh; y++ {
+		for x := 0; x < wg.ow; x++ {
+			out = append(out, int32((y*wg.opw+x)*L))
+		}
+	}
+	return &winoOffsets{kernel.NewOffsets(in), kernel.NewOffsets(out)}
+}
+
+// tableCache keeps tables computed from a layout, which must not change
+// once made, so that the passes of a layer share one. It keeps the first
+// maxCachedTables layouts it meets and computes the others at every call.
+// It is safe for concurrent use.
+type tableCache[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]V
+}
+
+// maxCachedTables bounds a tableCache: a model has a few layers, and one
+// that meets ever new image sizes does not keep a table of each.
+const maxCachedTables = 64
+
+// get returns the table of key k, computed by build when k is not kept.
+func (c *tableCache[K, V]) get(k K, build func() V) V {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = build()
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[K]V{}
+	}
+	if len(c.m) < maxCachedTables {
+		c.m[k] = v
+	}
+	c.mu.Unlock()
+	return v
 }
 
 // forwardChunks sets the chunks of a forward pass: one block each when a

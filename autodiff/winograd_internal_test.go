@@ -3,6 +3,7 @@ package autodiff
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"sync/atomic"
 	"testing"
 
@@ -288,5 +289,76 @@ func forEachImpl(t *testing.T, f func(t *testing.T)) {
 			defer kernel.SetImpl(prev)
 			f(t)
 		})
+	}
+}
+
+// TestWinoTablesByLayout checks that the lane offsets and pooling windows
+// that newWinoGeom and windows take from their caches are those of the
+// layout asked for, among layouts that differ from the first in one size
+// each: a first round fills the caches, a second reads them.
+func TestWinoTablesByLayout(t *testing.T) {
+	layouts := []struct {
+		name         string
+		c, h, w, pad int
+		tile         kernel.WinogradTile
+		pooled       bool
+	}{
+		{"digits 13x13", 64, 13, 13, 1, kernel.F5x5, true},
+		{"digits 5x5", 128, 5, 5, 1, kernel.F5x5, true},
+		{"taller", 64, 14, 13, 1, kernel.F5x5, true},
+		{"wider", 64, 13, 14, 1, kernel.F5x5, true},
+		{"unpadded", 64, 13, 13, 0, kernel.F5x5, true},
+		{"other tile", 64, 13, 13, 1, kernel.F4x4, true},
+		{"not pooled", 64, 13, 13, 1, kernel.F5x5, false},
+	}
+	for round := range 2 {
+		for _, l := range layouts {
+			g, ok := newConvGeom(l.c, l.h, l.w, 3, 3, 1, l.pad)
+			if !ok {
+				t.Fatalf("%s: no geometry", l.name)
+			}
+			wg := newWinoGeom(&g, l.tile)
+			want := wg.offsets()
+			if !reflect.DeepEqual(wg.inOffs, want.in) || !reflect.DeepEqual(wg.outOffs, want.out) {
+				t.Errorf("round %d, %s: the lane offsets are another layout's", round, l.name)
+			}
+			var cp *convPool[float32]
+			if l.pooled {
+				cp = &convPool[float32]{k: 2, s: 2, h: g.oh, w: g.ow, oh: (g.oh + 1) / 2, ow: (g.ow + 1) / 2}
+			}
+			got := wg.windows(cp)
+			switch {
+			case !l.pooled && got != nil:
+				t.Errorf("round %d, %s: windows of an unpooled layer", round, l.name)
+			case l.pooled && !reflect.DeepEqual(got, wg.newWindows(cp)):
+				t.Errorf("round %d, %s: the pooling windows are another layout's", round, l.name)
+			}
+		}
+	}
+}
+
+// TestTableCache checks that a tableCache computes a table once per key,
+// up to maxCachedTables keys, and every time beyond them.
+func TestTableCache(t *testing.T) {
+	var c tableCache[int, int]
+	builds := map[int]int{}
+	get := func(k int) int {
+		return c.get(k, func() int { builds[k]++; return 10 * k })
+	}
+	for round := range 3 {
+		for k := range maxCachedTables + 2 {
+			if v := get(k); v != 10*k {
+				t.Fatalf("round %d: get(%d) = %d, want %d", round, k, v, 10*k)
+			}
+		}
+	}
+	for k := range maxCachedTables + 2 {
+		want := 1
+		if k >= maxCachedTables {
+			want = 3
+		}
+		if builds[k] != want {
+			t.Errorf("key %d built %d times, want %d", k, builds[k], want)
+		}
 	}
 }
