@@ -33,7 +33,10 @@ func (wg *winoGeom) windows(cp *convPool[float32]) *poolWindows {
 		return nil
 	}
 	k := windowsKey{cp.h, cp.w, cp.oh, cp.ow, wg.opw, wg.outLen}
-	return poolWindowTables.get(k, func() *poolWindows { return wg.newWindows(cp) })
+	if pw, ok := poolWindowTables.find(k); ok {
+		return pw
+	}
+	return poolWindowTables.keep(k, wg.newWindows(cp))
 }
 
 // windowsKey is what the windows of a pooling depend on: the sizes of the

@@ -172,7 +172,11 @@ func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
 	wg.opw = m * wg.tw
 	wg.outLen = m * wg.th * wg.opw * L
 	wg.inPlane, wg.outPlane = g.h*g.w, g.oh*g.ow
-	offs := winoOffsetTables.get(offsetsKey{g.h, g.w, g.pad, wg.wp, g.oh, g.ow, wg.opw}, wg.offsets)
+	k := offsetsKey{g.h, g.w, g.pad, g.oh, g.ow, wg.opw}
+	offs, ok := winoOffsetTables.find(k)
+	if !ok {
+		offs = winoOffsetTables.keep(k, wg.offsets())
+	}
 	wg.inOffs, wg.outOffs = offs.in, offs.out
 	// The fewest blocks that give winoCols columns, rounded up to make the
 	// columns a multiple of the micro-kernel's width when that at most
@@ -197,8 +201,9 @@ func newWinoGeom(g *convGeom, tile kernel.WinogradTile) *winoGeom {
 type winoOffsets struct{ in, out kernel.Offsets }
 
 // offsetsKey is what winoOffsets depend on: the input's size and padding,
-// the output's size, and the widths of the two buffers.
-type offsetsKey struct{ h, w, pad, wp, oh, ow, opw int }
+// the output's size, and the output buffer's width (the padded input
+// buffer's is 2 more).
+type offsetsKey struct{ h, w, pad, oh, ow, opw int }
 
 // winoOffsetTables keeps the offsets of the layouts met, which every pass
 // of a layer would otherwise compute again.
@@ -224,8 +229,8 @@ func (wg *winoGeom) offsets() *winoOffsets {
 
 // tableCache keeps tables computed from a layout, which must not change
 // once made, so that the passes of a layer share one. It keeps the first
-// maxCachedTables layouts it meets and computes the others at every call.
-// It is safe for concurrent use.
+// maxCachedTables layouts it meets; the others' tables are computed at
+// every call. It is safe for concurrent use.
 type tableCache[K comparable, V any] struct {
 	mu sync.Mutex
 	m  map[K]V
@@ -235,23 +240,25 @@ type tableCache[K comparable, V any] struct {
 // that meets ever new image sizes does not keep a table of each.
 const maxCachedTables = 64
 
-// get returns the table of key k, computed by build when k is not kept.
-func (c *tableCache[K, V]) get(k K, build func() V) V {
+// find returns the table kept for key k, if any.
+func (c *tableCache[K, V]) find(k K) (V, bool) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	v, ok := c.m[k]
-	c.mu.Unlock()
-	if ok {
-		return v
-	}
-	v = build()
+	return v, ok
+}
+
+// keep keeps v, the table of key k, unless maxCachedTables are kept
+// already, and returns it.
+func (c *tableCache[K, V]) keep(k K, v V) V {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.m == nil {
 		c.m = map[K]V{}
 	}
 	if len(c.m) < maxCachedTables {
 		c.m[k] = v
 	}
-	c.mu.Unlock()
 	return v
 }
 

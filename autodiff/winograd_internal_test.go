@@ -337,13 +337,17 @@ func TestWinoTablesByLayout(t *testing.T) {
 	}
 }
 
-// TestTableCache checks that a tableCache computes a table once per key,
-// up to maxCachedTables keys, and every time beyond them.
+// TestTableCache checks that a tableCache keeps the tables of the first
+// maxCachedTables keys, so that each is computed once, and none beyond.
 func TestTableCache(t *testing.T) {
 	var c tableCache[int, int]
 	builds := map[int]int{}
 	get := func(k int) int {
-		return c.get(k, func() int { builds[k]++; return 10 * k })
+		if v, ok := c.find(k); ok {
+			return v
+		}
+		builds[k]++
+		return c.keep(k, 10*k)
 	}
 	for round := range 3 {
 		for k := range maxCachedTables + 2 {
