@@ -224,7 +224,9 @@ func Parallel(parts int, fn func(part int)) {
 			regionProf.regions.Add(1)
 			regionProf.inside.Add(int64(end.Sub(start)))
 			regionProf.waiting.Add(int64(end.Sub(join)))
-			regionProf.record(callerSite(), end.Sub(start), end.Sub(join), join.Sub(start), time.Duration(g.work.Load()))
+			pcs := callerStack()
+			regionProf.record(&pcs, end.Sub(start), end.Sub(join), join.Sub(start), time.Duration(g.work.Load()))
+			regionProf.cost.Add(int64(time.Since(end)))
 		}
 	}
 }
@@ -236,16 +238,39 @@ const (
 	kernelPrefix = modulePrefix + "autodiff/kernel."
 )
 
-// siteDepth is how many frames outside this package callerSite names.
+// siteDepth is how many frames outside this package siteName names.
 const siteDepth = 3
 
-// callerSite returns the names of the first siteDepth functions outside
-// this package on the calling goroutine's stack above Parallel, the
-// innermost first, joined by " < " and with the module's path trimmed, or
-// "kernel" when there is none within 32 frames.
-func callerSite() string {
-	var pcs [32]uintptr
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
+// siteFrames is how many frames of the calling goroutine's stack above
+// Parallel, its caller's the first, name a site: enough for siteDepth
+// functions outside this package above the few of it that call Parallel,
+// and few enough to walk cheaply at every region.
+const siteFrames = 12
+
+// siteStack is the program counters of a site's siteFrames frames, zero
+// past the end of the stack.
+type siteStack [siteFrames]uintptr
+
+// callerStack returns the program counters of the frames above the
+// function that called it: for Parallel's call, those above Parallel.
+//
+//go:noinline
+func callerStack() siteStack {
+	var pcs siteStack
+	runtime.Callers(3, pcs[:])
+	return pcs
+}
+
+// siteName returns the names of the first siteDepth functions outside
+// this package among the frames of pcs, the innermost first, joined by
+// " < " and with the module's path trimmed, or "kernel" when there is
+// none.
+func siteName(pcs *siteStack) string {
+	n := 0
+	for n < siteFrames && pcs[n] != 0 {
+		n++
+	}
+	frames := runtime.CallersFrames(pcs[:n])
 	var names []string
 	for len(names) < siteDepth {
 		f, more := frames.Next()
@@ -268,32 +293,40 @@ var regionProf regionRecord
 
 // regionRecord is the record ProfileRegions keeps: depth counts the
 // Parallel calls under way that started with it on, on every goroutine;
-// the other fields are RegionProfile's, in nanoseconds for the times, and
-// sites its Sites by name.
+// the other fields are RegionProfile's, in nanoseconds for the times (cost
+// its Cost), sites its Sites by name, and byStack the sites by the stacks
+// they were called from, so that each stack is named once.
 type regionRecord struct {
-	on                       atomic.Bool
-	depth                    atomic.Int32
-	regions, asleep          atomic.Int64
-	inside, waiting, handoff atomic.Int64
+	on                             atomic.Bool
+	depth                          atomic.Int32
+	regions, asleep                atomic.Int64
+	inside, waiting, handoff, cost atomic.Int64
 
-	mu    sync.Mutex
-	sites map[string]*RegionSite
+	mu      sync.Mutex
+	sites   map[string]*RegionSite
+	byStack map[siteStack]*RegionSite
 }
 
-// record adds one region, called from site, to its site's record: inside
-// and waiting as in RegionProfile, own the time the calling goroutine took
-// to hand the parts over and run its own, others the workers' parts' run
-// times summed.
-func (r *regionRecord) record(site string, inside, waiting, own, others time.Duration) {
+// record adds one region, called from the stack pcs (callerStack), to its
+// site's record: inside and waiting as in RegionProfile, own the time the
+// calling goroutine took to hand the parts over and run its own, others
+// the workers' parts' run times summed.
+func (r *regionRecord) record(pcs *siteStack, inside, waiting, own, others time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.sites == nil {
-		r.sites = map[string]*RegionSite{}
-	}
-	s := r.sites[site]
+	s := r.byStack[*pcs]
 	if s == nil {
-		s = &RegionSite{Name: site}
-		r.sites[site] = s
+		if r.sites == nil {
+			r.sites = map[string]*RegionSite{}
+			r.byStack = map[siteStack]*RegionSite{}
+		}
+		name := siteName(pcs)
+		s = r.sites[name]
+		if s == nil {
+			s = &RegionSite{Name: name}
+			r.sites[name] = s
+		}
+		r.byStack[*pcs] = s
 	}
 	s.Regions++
 	s.Inside += inside.Seconds()
@@ -311,7 +344,7 @@ func (r *regionRecord) takeSites() []RegionSite {
 	for _, s := range r.sites {
 		sites = append(sites, *s)
 	}
-	r.sites = nil
+	r.sites, r.byStack = nil, nil
 	sort.Slice(sites, func(i, j int) bool {
 		if sites[i].Inside != sites[j].Inside {
 			return sites[i].Inside > sites[j].Inside
@@ -359,6 +392,10 @@ type RegionProfile struct {
 	// Asleep counts the parts handed to a worker that was blocked, to be
 	// woken, rather than polling for its next part.
 	Asleep int64
+	// Cost is the time the calling goroutines spent recording the regions
+	// after each one's end (naming its site, adding it to the record), in
+	// seconds: time outside Inside that the profile itself adds.
+	Cost float64
 	// Sites splits the regions by the site that called Parallel, the
 	// longest Inside first.
 	Sites []RegionSite
@@ -366,10 +403,13 @@ type RegionProfile struct {
 
 // ProfileRegions turns the profile of the parallel regions on (on set) or
 // off, and returns the record made since the last call, starting again
-// from none. It costs Parallel an atomic load when off, and a few clock
-// reads and atomic additions a call when on. A call under way while the
-// profile is turned on or off is left out (and when it is turned on, the
-// regions inside that call's parts count as outer ones).
+// from none. It costs Parallel an atomic load when off. When on it costs a
+// few clock reads and atomic additions a call and, after each outer
+// region's end, a walk of siteFrames frames of the calling goroutine's
+// stack and a lock (RegionProfile.Cost); a site's functions are named the
+// first time its stack is met. A call under way while the profile is
+// turned on or off is left out (and when it is turned on, the regions
+// inside that call's parts count as outer ones).
 func ProfileRegions(on bool) RegionProfile {
 	regionProf.on.Store(on)
 	seconds := func(ns *atomic.Int64) float64 { return float64(ns.Swap(0)) / 1e9 }
@@ -379,6 +419,7 @@ func ProfileRegions(on bool) RegionProfile {
 		Waiting: seconds(&regionProf.waiting),
 		Handoff: seconds(&regionProf.handoff),
 		Asleep:  regionProf.asleep.Swap(0),
+		Cost:    seconds(&regionProf.cost),
 		Sites:   regionProf.takeSites(),
 	}
 }

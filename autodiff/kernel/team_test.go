@@ -285,6 +285,9 @@ func TestProfileRegions(t *testing.T) {
 			if r.Waiting < 0 || r.Handoff < 0 || r.Waiting > r.Inside {
 				t.Errorf("times out of order: %+v", r)
 			}
+			if r.Cost < 0 || (r.Regions > 0) != (r.Cost > 0) {
+				t.Errorf("%d regions recorded at a cost of %g s, want a positive cost exactly when there are regions", r.Regions, r.Cost)
+			}
 			if tc.lag > 0 && (r.Waiting < tc.lag.Seconds() || r.Inside < 2*tc.lag.Seconds()) {
 				t.Errorf("waited %.4f s in a region of %.4f s, want at least %v and %v", r.Waiting, r.Inside, tc.lag, 2*tc.lag)
 			}

@@ -72,7 +72,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	step := fs.Bool("step", false, "digits: time WADN's training step (3 sources and the target, --batch images each) instead of the extractor")
 	batch := fs.Int("batch", 20, "digits --step: images of every domain a step")
 	products := fs.Bool("products", false, "digits --step: also time the step's matrix products by shape, beside each shape alone with its operands in the caches")
-	regions := fs.Bool("regions", false, "digits --step: also time the step's parallel regions: how long the calling goroutine spends in them, waiting in them for the other threads, and alone outside them, in all and by the functions that called them (with GOMAXPROCS=1 and --threads 2, the same regions' parts run one after the other)")
+	regions := fs.Bool("regions", false, "digits --step: also time the step's parallel regions: how long the calling goroutine spends in them, waiting in them for the other threads, alone outside them, and recording them for the profile (left out of the others), in all and by the functions that called them (with GOMAXPROCS=1 and --threads 2, the same regions' parts run one after the other)")
 	conv := fs.String("conv", autodiff.CurrentConvAlgorithm().String(),
 		"digits: convolution algorithm: winograd (the tile with fewer products per layer), winograd4x4, winograd5x5 or direct")
 	threads := threadCounts{0}

@@ -374,8 +374,8 @@ func TestBenchDigitsStepProducts(t *testing.T) {
 
 // TestBenchDigitsStepRegions checks --regions on two threads: regions
 // counted, and times that add up (the calling goroutine's time in the
-// regions and outside them make the step; its waits are part of the
-// former); and the lines in the text output.
+// regions, outside them and recording them make the step; its waits are
+// part of the first); and the lines in the text output.
 func TestBenchDigitsStepRegions(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("needs GOMAXPROCS >= 2: the regions hand parts to the team's workers")
@@ -391,11 +391,11 @@ func TestBenchDigitsStepRegions(t *testing.T) {
 		t.Errorf("%g regions a step on two threads, want at least one", g.RegionsPerStep)
 	case !(g.InsideMs > 0) || g.WaitingMs < 0 || g.WaitingMs > g.InsideMs || g.HandoffMs < 0 || g.AsleepPerStep < 0:
 		t.Errorf("times out of order: %+v", *g)
-	case math.Abs(g.InsideMs+g.OutsideMs-g.StepMs) > 1e-9*g.StepMs || g.OutsideMs < 0:
-		t.Errorf("inside %g ms and outside %g ms do not make the step's %g ms", g.InsideMs, g.OutsideMs, g.StepMs)
+	case math.Abs(g.InsideMs+g.OutsideMs+g.CostMs-g.StepMs) > 1e-9*g.StepMs || g.OutsideMs < 0 || !(g.CostMs > 0):
+		t.Errorf("inside %g ms, outside %g ms and the profile's %g ms do not make the step's %g ms", g.InsideMs, g.OutsideMs, g.CostMs, g.StepMs)
 	}
 	checkRegionSites(t, g)
-	checkBenchText(t, []string{"parallel regions, 10 steps profiled", "ms of it waiting", "handing parts to the workers", "by the functions that called them", "autodiff.MatMul"}, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "2", "--regions")
+	checkBenchText(t, []string{"parallel regions, 10 steps profiled", "ms of it waiting", "recording them for this profile", "handing parts to the workers", "by the functions that called them", "autodiff.MatMul"}, "bench", "digits", "--step", "--batch", "2", "--runs", "1", "--threads", "2", "--regions")
 }
 
 // checkRegionSites fails unless g's sites add up to g (their regions and

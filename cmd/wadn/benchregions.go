@@ -17,7 +17,8 @@ type regionResult struct {
 	RegionsPerStep float64 `json:"regions_per_step"` // calls of Parallel that handed work to a worker
 	InsideMs       float64 `json:"inside_ms"`        // the calling goroutine in them
 	WaitingMs      float64 `json:"waiting_ms"`       // of InsideMs, waiting for the workers' parts
-	OutsideMs      float64 `json:"outside_ms"`       // StepMs - InsideMs: the calling goroutine alone
+	OutsideMs      float64 `json:"outside_ms"`       // StepMs - InsideMs - CostMs: the calling goroutine alone
+	CostMs         float64 `json:"cost_ms"`          // the profile recording the regions (kernel.RegionProfile.Cost)
 	HandoffMs      float64 `json:"handoff_ms"`       // from handing parts over to their start, summed
 	AsleepPerStep  float64 `json:"asleep_per_step"`  // parts handed to a worker that had to be woken
 	// Sites splits the regions by the functions that called Parallel
@@ -65,7 +66,8 @@ func regionsOf(ctx context.Context, step func() error) (*regionResult, error) {
 		RegionsPerStep: float64(r.Regions) / profileSteps,
 		InsideMs:       per(r.Inside),
 		WaitingMs:      per(r.Waiting),
-		OutsideMs:      per(wall - r.Inside),
+		OutsideMs:      per(wall - r.Inside - r.Cost),
+		CostMs:         per(r.Cost),
 		HandoffMs:      per(r.Handoff),
 		AsleepPerStep:  float64(r.Asleep) / profileSteps,
 		Sites:          sites,
@@ -75,8 +77,8 @@ func regionsOf(ctx context.Context, step func() error) (*regionResult, error) {
 // writeRegions prints the record of the parallel regions of res.
 func writeRegions(w io.Writer, res stepResult) {
 	r := res.Regions
-	fmt.Fprintf(w, "parallel regions, %d steps profiled at %.2f ms a step: %.1f regions a step; the calling goroutine spent %.2f ms a step in them, %.2f ms of it waiting for the other threads' parts, and %.2f ms outside them\n",
-		r.Steps, r.StepMs, r.RegionsPerStep, r.InsideMs, r.WaitingMs, r.OutsideMs)
+	fmt.Fprintf(w, "parallel regions, %d steps profiled at %.2f ms a step: %.1f regions a step; the calling goroutine spent %.2f ms a step in them, %.2f ms of it waiting for the other threads' parts, %.2f ms outside them, and %.2f ms recording them for this profile\n",
+		r.Steps, r.StepMs, r.RegionsPerStep, r.InsideMs, r.WaitingMs, r.OutsideMs, r.CostMs)
 	fmt.Fprintf(w, "handing parts to the workers: %.3f ms a step from hand-over to start, in all; %.2f parts a step to a worker that had to be woken\n",
 		r.HandoffMs, r.AsleepPerStep)
 	fmt.Fprintf(w, "by the functions that called them, ms a step (own: the calling goroutine's part; others: the workers' parts, summed):\n")
