@@ -131,13 +131,21 @@ func (w *worker) run() {
 	}
 }
 
-// next returns the next job handed to w: it polls for teamSpin, then blocks
+// next returns the next job handed to w: it polls for teamSpin, running a
+// chunk of the Deferred work posted, if any, between looks, then blocks
 // until give wakes it. A wake-up left over from an earlier round (give saw
 // sleeping just before w found its job by polling) only costs one more
 // round.
 func (w *worker) next() *teamJob {
+	ready := func() bool {
+		if w.job.Load() != nil {
+			return true
+		}
+		runPosted()
+		return false
+	}
 	for {
-		if poll(func() bool { return w.job.Load() != nil }) {
+		if poll(ready) {
 			return w.job.Swap(nil)
 		}
 		w.sleeping.Store(true)

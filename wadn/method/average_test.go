@@ -135,3 +135,59 @@ func TestAverageThreadsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestAveragePostMatchesUpdate checks that the update post hands to the
+// kernels' idle workers gives the same bits as update, on parameters long
+// enough for several chunks, a short one beside them, and that on one
+// thread post updates at once. It fails when post leaves a chunk out,
+// blends with another step's rate, or lets settle return early.
+func TestAveragePostMatchesUpdate(t *testing.T) {
+	defer kernel.SetThreads(kernel.Threads())
+	for _, threads := range []int{1, 2} {
+		kernel.SetThreads(threads)
+		rng := rand.New(rand.NewPCG(3, 4))
+		mk := func() []nn.Param[float32] {
+			return []nn.Param[float32]{
+				{Name: "extractor.w", Tensor: autodiff.New(make([]float32, 3*averageChunk+5), 3*averageChunk+5)},
+				{Name: "classifier.b", Tensor: autodiff.New(make([]float32, 7), 7)},
+			}
+		}
+		ps, qs := mk(), mk()
+		for i := range ps {
+			for j := range ps[i].Tensor.Data() {
+				v := float32(rng.NormFloat64())
+				ps[i].Tensor.Data()[j], qs[i].Tensor.Data()[j] = v, v
+			}
+		}
+		a, b := newAverage(0.99, ps), newAverage(0.99, qs)
+		for n := range 6 {
+			for i := range ps {
+				for j := range ps[i].Tensor.Data() {
+					v := ps[i].Tensor.Data()[j] + float32(rng.NormFloat64())
+					ps[i].Tensor.Data()[j], qs[i].Tensor.Data()[j] = v, v
+				}
+			}
+			a.update(n)
+			b.post(n)
+			if deferred := b.pending != nil; deferred != (threads > 1) {
+				t.Fatalf("%d threads: post left work under way: %v", threads, deferred)
+			}
+			if n%2 == 1 { // a second update on the same weights: post settles the first
+				a.update(n + 10)
+				b.post(n + 10)
+			}
+			if n < 5 {
+				b.settle() // before the weights change
+			}
+		}
+		b.swap() // settles, then exchanges
+		b.swap()
+		for i := range ps {
+			for j, s := range a.shadow[i].Tensor.Data() {
+				if g := b.shadow[i].Tensor.Data()[j]; math.Float32bits(g) != math.Float32bits(s) {
+					t.Fatalf("%d threads: %s[%d] posted %v, updated %v", threads, a.shadow[i].Name, j, g, s)
+				}
+			}
+		}
+	}
+}

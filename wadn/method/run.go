@@ -202,6 +202,7 @@ func Execute(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer r.Settle()
 	task, sc := r.Task, r.Scenario
 	if opt.Identity == "" {
 		opt.Identity = fmt.Sprintf("target %s, %s, seed %d", task.Target, sc, opt.Seed)
@@ -366,6 +367,7 @@ func (r *Run) Update(loss *autodiff.Tensor[float32], ps []nn.Param[float32]) err
 	if ps == nil {
 		ps = r.params
 	}
+	r.Settle()
 	var err error
 	r.oprm, err = trainer.Update(r.opt, loss, ps, r.oprm)
 	return err
@@ -396,7 +398,9 @@ func (r *Run) TargetWeight(scale float64) float64 {
 // Step draws the step's mini-batch, Batch rows of every split with
 // replacement from the step's generator, lets the algorithm update the
 // model on it, then folds the model into its average (Train.Average). It is
-// the trainer.Job's step.
+// the trainer.Job's step. On more than one thread the average's update is
+// left to the kernels' idle workers: the next Update, EndEpoch or Settle
+// finishes it.
 func (r *Run) Step(epoch, step int) error {
 	r.CurrentStep = step
 	for i, s := range r.Splits {
@@ -406,9 +410,21 @@ func (r *Run) Step(epoch, step int) error {
 		return err
 	}
 	if r.avg != nil {
-		r.avg.update((epoch-1)*r.Steps + step)
+		r.avg.post((epoch-1)*r.Steps + step)
 	}
 	return nil
+}
+
+// Run is a trainer.Settler: the loop settles it before saving the state.
+var _ trainer.Settler = (*Run)(nil)
+
+// Settle finishes the work the last Step left under way: the update of the
+// model's average. It is the trainer.Settler's, called before the state is
+// saved.
+func (r *Run) Settle() {
+	if r.avg != nil {
+		r.avg.settle()
+	}
 }
 
 // sourceAccuracy returns, with Train.SourceAccuracy, the model's accuracy
@@ -430,6 +446,7 @@ func (r *Run) sourceAccuracy() []float64 {
 // trained, update its weights and returns the epoch's log line. It is the
 // trainer.Job's end of an epoch.
 func (r *Run) EndEpoch(epoch int, t trainer.Timing) (EpochLog, error) {
+	r.Settle()
 	T := len(r.Task.Sources)
 	n := float64(r.Steps)
 	s := &r.Sums

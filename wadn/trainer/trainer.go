@@ -53,6 +53,13 @@ type Job[L any] interface {
 	EndEpoch(epoch int, t Timing) (L, error)
 }
 
+// Settler is a Job whose steps may leave work under way that reads or
+// writes the state the Loop checkpoints (Params, Buffers, the optimiser's
+// state): the Loop calls Settle before each save.
+type Settler interface {
+	Settle()
+}
+
 // Timing is the time an epoch took in this process.
 type Timing struct {
 	Seconds float64 // wall time from the epoch's first step in this process to its end
@@ -177,6 +184,9 @@ func (l *Loop[L]) snapshot() *Snapshot[float32] {
 func (l *Loop[L]) save() error {
 	if l.Dir == "" {
 		return nil
+	}
+	if s, ok := l.Job.(Settler); ok {
+		s.Settle()
 	}
 	state, err := json.Marshal(l.State)
 	if err != nil {

@@ -140,6 +140,67 @@ func TestResumeAfterEveryStep(t *testing.T) {
 	}
 }
 
+// settling is the toy job with work left under way after each step: it
+// counts its steps in pending, and only Settle moves them into the state
+// the loop checkpoints.
+type settling struct {
+	*toy
+	count struct {
+		Steps int `json:"steps"`
+	}
+	pending int
+}
+
+func (s *settling) Step(epoch, step int) error {
+	s.pending++
+	return s.toy.Step(epoch, step)
+}
+
+func (s *settling) Settle() {
+	s.count.Steps += s.pending
+	s.pending = 0
+}
+
+// EndEpoch reports the steps counted so far as the line's loss.
+func (s *settling) EndEpoch(epoch int, t Timing) (line, error) {
+	s.Settle()
+	l, err := s.toy.EndEpoch(epoch, t)
+	l.Loss = float64(s.count.Steps)
+	return l, err
+}
+
+// TestSettleBeforeSave interrupts a job that leaves work under way after
+// each step, after every step in turn, and checks that the resumed run
+// counts every step: it fails unless the loop settles the job before it
+// saves the state.
+func TestSettleBeforeSave(t *testing.T) {
+	newLoop := func(dir string) (*Loop[line], *settling) {
+		l, j := loop(t, optimizers(t)["sgd"](), dir)
+		s := &settling{toy: j}
+		l.Job, l.State = s, &s.count
+		return l, s
+	}
+	for stop := 1; stop < 12; stop++ {
+		dir := t.TempDir()
+		cut, _ := newLoop(dir)
+		cut.StopAfter = stop
+		if _, err := cut.Run(context.Background()); !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("stop after %d: %v, want ErrInterrupted", stop, err)
+		}
+		again, _ := newLoop(dir)
+		again.Resume = true
+		got, err := again.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for e, l := range got {
+			if want := float64(4 * (e + 1)); l.Loss != want {
+				t.Errorf("stop after %d: epoch %d counted %v steps, want %v", stop, e+1, l.Loss, want)
+			}
+		}
+	}
+}
+
 // TestResumeRefusesOtherIdentity checks that a checkpoint of another run is
 // not continued, and that resuming needs a directory with a checkpoint.
 func TestResumeRefusesOtherIdentity(t *testing.T) {
