@@ -9,12 +9,12 @@ import (
 
 // Deferred is work handed to the team's workers to take up while they are
 // idle: between the parallel regions, a worker polling for its next part
-// runs one chunk of the posted work at a time (a chunk should take a few
-// microseconds, the longest a region's start is then held back). What no
-// worker has taken by the time its results are needed, Wait runs on the
-// calling goroutine. A training step's work that nothing reads until later,
-// such as the model's moving average, so fills the time the workers would
-// spend waiting while the calling goroutine runs alone.
+// runs one chunk of the posted work at a time. A chunk should take a few
+// microseconds: a region that starts while a worker runs one waits for it.
+// What no worker has taken by the time its results are needed, Wait runs
+// on the calling goroutine. A training step's work that nothing reads until
+// later, such as the model's moving average, so fills the time the workers
+// would spend waiting while the calling goroutine runs alone.
 type Deferred struct {
 	chunks int64
 	fn     func(chunk int)
