@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -56,10 +55,7 @@ func (d *Deferred) Wait() {
 	}
 	for d.runOne() {
 	}
-	for i := 1; d.done.Load() < d.chunks; i++ {
-		if i%64 == 0 {
-			runtime.Gosched()
-		}
+	for !poll(func() bool { return d.done.Load() == d.chunks }) {
 	}
 }
 

@@ -399,8 +399,8 @@ func (r *Run) TargetWeight(scale float64) float64 {
 // replacement from the step's generator, lets the algorithm update the
 // model on it, then folds the model into its average (Train.Average). It is
 // the trainer.Job's step. On more than one thread the average's update is
-// left to the kernels' idle workers: the next Update, EndEpoch or Settle
-// finishes it.
+// left to the kernels' idle workers: the next Update, Settle or exchange of
+// the weights with their average (EndEpoch's evaluation) finishes it.
 func (r *Run) Step(epoch, step int) error {
 	r.CurrentStep = step
 	for i, s := range r.Splits {
@@ -446,7 +446,6 @@ func (r *Run) sourceAccuracy() []float64 {
 // trained, update its weights and returns the epoch's log line. It is the
 // trainer.Job's end of an epoch.
 func (r *Run) EndEpoch(epoch int, t trainer.Timing) (EpochLog, error) {
-	r.Settle()
 	T := len(r.Task.Sources)
 	n := float64(r.Steps)
 	s := &r.Sums
