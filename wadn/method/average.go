@@ -40,23 +40,15 @@ func (a *average) rate(n int) float64 {
 }
 
 // update folds the parameters into their averages after n earlier updates
-// (kernel.Blend32):
+// (kernel.Blend32), on the calling goroutine:
 // s = float32(r*s) + float32((1-r)*p), each product rounded to float32
 // before the sum, so that no platform fuses it (the same bits everywhere).
-//
-// Parameters of at least 2*averageSplit values are shared out over the
-// kernels' threads in contiguous ranges; the update is element-wise, so the
-// split does not change the result.
+// On more than one thread, post shares the same blend out in chunks.
 func (a *average) update(n int) {
 	r := float32(a.rate(n))
 	q := 1 - r
 	for i, p := range a.params {
-		s, d := a.shadow[i].Tensor.Data(), p.Tensor.Data()
-		parts := max(1, min(kernel.Threads(), len(d)/averageSplit))
-		kernel.Parallel(parts, func(j int) {
-			lo, hi := len(d)*j/parts, len(d)*(j+1)/parts
-			kernel.Blend32(s[lo:hi], d[lo:hi], r, q)
-		})
+		kernel.Blend32(a.shadow[i].Tensor.Data(), p.Tensor.Data(), r, q)
 	}
 }
 
@@ -99,11 +91,6 @@ func (a *average) settle() {
 // so, as long as a worker that takes one may keep a parallel region
 // waiting.
 const averageChunk = 1 << 13
-
-// averageSplit is the least number of values of a parameter whose average
-// update each thread takes a part of: at about a nanosecond a value, 64 Ki
-// of them take far longer than handing a part to a worker.
-const averageSplit = 1 << 16
 
 // swap exchanges the parameters' values with their averages, once the
 // update post started is done.

@@ -108,11 +108,11 @@ func TestAverageStartsAsPlainMean(t *testing.T) {
 	}
 }
 
-// TestAverageThreadsAgree updates the average of parameters long enough to
-// be shared out over threads, on 1, 2 and 3 threads, and requires the same
-// bits.
+// TestAverageThreadsAgree updates the average of parameters long enough for
+// several of post's chunks, as Run.Step does (post, then settle before the
+// weights change), on 1, 2 and 3 threads, and requires the same bits.
 func TestAverageThreadsAgree(t *testing.T) {
-	const n = 3*averageSplit + 5
+	const n = 3*averageChunk + 5
 	run := func(threads int) []float32 {
 		defer kernel.SetThreads(kernel.SetThreads(threads))
 		rng := rand.New(rand.NewPCG(3, 4))
@@ -122,7 +122,8 @@ func TestAverageThreadsAgree(t *testing.T) {
 			for j := range p.Tensor.Data() {
 				p.Tensor.Data()[j] = float32(rng.NormFloat64())
 			}
-			a.update(step)
+			a.post(step)
+			a.settle()
 		}
 		return a.shadow[0].Tensor.Data()
 	}
